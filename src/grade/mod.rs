@@ -1,0 +1,1 @@
+//! Grading: a recording compared with the reference outcomes.

@@ -1,0 +1,14 @@
+//! autograder: grades Python submissions for the "Working with LLMs" course
+//! against an exact Rust reference core.
+//!
+//! Data flows one way: [`corpus`] loads cases, [`reference`] computes the
+//! expected outcome of each, [`record`] runs submissions in a sandbox,
+//! [`grade`] compares, and [`report`] writes the results.
+
+pub mod cli;
+pub mod corpus;
+pub mod grade;
+pub mod record;
+pub mod reference;
+pub mod report;
+pub mod value;

@@ -1,0 +1,5 @@
+//! The `autograder` binary: argument parsing lives in the library's `cli`.
+
+fn main() {
+    std::process::exit(autograder::cli::main());
+}
