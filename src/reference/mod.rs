@@ -29,7 +29,11 @@ pub const FUNCTIONS: &[&str] = &[
 ];
 
 /// Evaluates `function(*args, **kwargs)` on the reference core.
-pub fn call(function: &str, args: &[PyValue], kwargs: &[(String, PyValue)]) -> Result<Outcome, CallError> {
+pub fn call(
+    function: &str,
+    args: &[PyValue],
+    kwargs: &[(String, PyValue)],
+) -> Result<Outcome, CallError> {
     let _ = (function, args, kwargs);
     todo!("reference::call")
 }

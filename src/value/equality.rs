@@ -65,10 +65,18 @@ fn float_to_bigint(f: f64) -> Option<BigInt> {
     let bits = f.to_bits();
     let sign = if bits >> 63 == 1 { -1 } else { 1 };
     let exp = ((bits >> 52) & 0x7FF) as i64;
-    let mant = if exp == 0 { (bits & 0xF_FFFF_FFFF_FFFF) << 1 } else { (bits & 0xF_FFFF_FFFF_FFFF) | 0x10_0000_0000_0000 };
+    let mant = if exp == 0 {
+        (bits & 0xF_FFFF_FFFF_FFFF) << 1
+    } else {
+        (bits & 0xF_FFFF_FFFF_FFFF) | 0x10_0000_0000_0000
+    };
     let e = exp - 1075;
     let m = BigInt::from(mant) * sign;
-    Some(if e >= 0 { m << (e as usize) } else { m >> ((-e) as usize) })
+    Some(if e >= 0 {
+        m << (e as usize)
+    } else {
+        m >> ((-e) as usize)
+    })
 }
 
 /// The checkpoints' strict equality: same types all the way down (`1`, `1.0`
@@ -90,16 +98,23 @@ pub fn strict_eq(a: &PyValue, b: &PyValue) -> bool {
                 return false;
             }
             // Fast path for the common all-text-keys dict: hash the keys.
-            if x.iter().all(|(k, _)| matches!(k, Str(_))) && y.iter().all(|(k, _)| matches!(k, Str(_))) {
-                let index: HashMap<&super::PyStr, &PyValue> =
-                    y.iter().filter_map(|(k, v)| k.as_str().map(|s| (s, v))).collect();
+            if x.iter().all(|(k, _)| matches!(k, Str(_)))
+                && y.iter().all(|(k, _)| matches!(k, Str(_)))
+            {
+                let index: HashMap<&super::PyStr, &PyValue> = y
+                    .iter()
+                    .filter_map(|(k, v)| k.as_str().map(|s| (s, v)))
+                    .collect();
                 return index.len() == y.len()
                     && x.iter().all(|(k, v)| {
-                        k.as_str().and_then(|s| index.get(s)).is_some_and(|w| strict_eq(v, w))
+                        k.as_str()
+                            .and_then(|s| index.get(s))
+                            .is_some_and(|w| strict_eq(v, w))
                     });
             }
             x.iter().all(|(k, v)| {
-                y.iter().any(|(k2, v2)| strict_eq(k, k2) && strict_eq(v, v2))
+                y.iter()
+                    .any(|(k2, v2)| strict_eq(k, k2) && strict_eq(v, v2))
             })
         }
         _ => false,

@@ -29,7 +29,10 @@ pub enum PyValue {
     Dict(PyDict),
     /// Anything else a student returned (set, bytes, custom object...):
     /// kept for display, never equal to an expected value.
-    Opaque { type_name: String, repr: String },
+    Opaque {
+        type_name: String,
+        repr: String,
+    },
 }
 
 /// A Python `dict`: insertion-ordered entries with keys of any hashable kind.
@@ -64,7 +67,10 @@ impl PyDict {
 
     /// Python's `d.get(key)`.
     pub fn get(&self, key: &PyValue) -> Option<&PyValue> {
-        self.entries.iter().find(|(k, _)| py_key_eq(k, key)).map(|(_, v)| v)
+        self.entries
+            .iter()
+            .find(|(k, _)| py_key_eq(k, key))
+            .map(|(_, v)| v)
     }
 
     /// `d.get('name')` for a plain text key.
@@ -121,7 +127,12 @@ impl PyValue {
 
     /// A dict with text keys, in the given order.
     pub fn dict_of(entries: Vec<(&str, PyValue)>) -> PyValue {
-        PyValue::Dict(entries.into_iter().map(|(k, v)| (PyValue::str(k), v)).collect())
+        PyValue::Dict(
+            entries
+                .into_iter()
+                .map(|(k, v)| (PyValue::str(k), v))
+                .collect(),
+        )
     }
 
     /// Python's `type(v).__name__`.

@@ -94,7 +94,8 @@ impl PyStr {
 
     /// Whether the string equals the given Rust text.
     pub fn eq_str(&self, s: &str) -> bool {
-        self.0.len() == s.chars().count() && self.0.iter().zip(s.chars()).all(|(&a, b)| a == b as u32)
+        self.0.len() == s.chars().count()
+            && self.0.iter().zip(s.chars()).all(|(&a, b)| a == b as u32)
     }
 
     /// Whether every code point is in the given ASCII set, as a regex

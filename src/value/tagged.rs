@@ -57,13 +57,18 @@ pub fn encode(v: &PyValue) -> Value {
         PyValue::Tuple(items) => tag("$tuple", Value::Array(items.iter().map(encode).collect())),
         PyValue::Dict(d) => {
             let plain = d.iter().all(|(k, _)| match k {
-                PyValue::Str(s) => !s.has_surrogate() && s.code_points().first() != Some(&('$' as u32)),
+                PyValue::Str(s) => {
+                    !s.has_surrogate() && s.code_points().first() != Some(&('$' as u32))
+                }
                 _ => false,
             });
             if plain {
                 let mut m = Map::new();
                 for (k, v) in d.iter() {
-                    let key = k.as_str().and_then(PyStr::to_rust_string).unwrap_or_default();
+                    let key = k
+                        .as_str()
+                        .and_then(PyStr::to_rust_string)
+                        .unwrap_or_default();
                     m.insert(key, encode(v));
                 }
                 Value::Object(m)
@@ -90,7 +95,12 @@ fn encode_str(s: &PyStr) -> Value {
         Some(text) => Value::String(text),
         None => tag(
             "$str",
-            Value::Array(s.code_points().iter().map(|&c| Value::Number(c.into())).collect()),
+            Value::Array(
+                s.code_points()
+                    .iter()
+                    .map(|&c| Value::Number(c.into()))
+                    .collect(),
+            ),
         ),
     }
 }
@@ -137,13 +147,18 @@ pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
 }
 
 fn malformed(tag: &'static str, why: impl Into<String>) -> TaggedError {
-    TaggedError::Malformed { tag, why: why.into() }
+    TaggedError::Malformed {
+        tag,
+        why: why.into(),
+    }
 }
 
 fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
     match key {
         "$int" => {
-            let s = inner.as_str().ok_or_else(|| malformed("$int", "not a string"))?;
+            let s = inner
+                .as_str()
+                .ok_or_else(|| malformed("$int", "not a string"))?;
             if s.is_empty() || s.len() > 100_000 {
                 return Err(malformed("$int", "bad length"));
             }
@@ -158,7 +173,9 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
             _ => Err(malformed("$float", "expected \"nan\", \"inf\" or \"-inf\"")),
         },
         "$str" => {
-            let items = inner.as_array().ok_or_else(|| malformed("$str", "not a list"))?;
+            let items = inner
+                .as_array()
+                .ok_or_else(|| malformed("$str", "not a list"))?;
             let cps = items
                 .iter()
                 .map(|c| c.as_u64().filter(|&c| c <= 0x10FFFF).map(|c| c as u32))
@@ -167,11 +184,17 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
             Ok(PyValue::Str(PyStr::from_code_points(cps)))
         }
         "$tuple" => {
-            let items = inner.as_array().ok_or_else(|| malformed("$tuple", "not a list"))?;
-            Ok(PyValue::Tuple(items.iter().map(decode).collect::<Result<_, _>>()?))
+            let items = inner
+                .as_array()
+                .ok_or_else(|| malformed("$tuple", "not a list"))?;
+            Ok(PyValue::Tuple(
+                items.iter().map(decode).collect::<Result<_, _>>()?,
+            ))
         }
         "$dict" => {
-            let items = inner.as_array().ok_or_else(|| malformed("$dict", "not a list"))?;
+            let items = inner
+                .as_array()
+                .ok_or_else(|| malformed("$dict", "not a list"))?;
             let mut d = PyDict::new();
             for pair in items {
                 let pair = pair
@@ -179,7 +202,7 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
                     .filter(|p| p.len() == 2)
                     .ok_or_else(|| malformed("$dict", "entries must be [key, value] pairs"))?;
                 let k = decode(&pair[0])?;
-                if !k.is_hashable() {
+                if matches!(k, PyValue::List(_) | PyValue::Dict(_)) {
                     return Err(TaggedError::UnhashableKey(k.type_name().to_string()));
                 }
                 d.insert(k, decode(&pair[1])?);
@@ -209,7 +232,10 @@ mod tests {
         let text = serde_json::to_string(&encode(&v)).expect("serializes");
         let parsed: Value = serde_json::from_str(&text).expect("parses");
         let back = decode(&parsed).expect("decodes");
-        assert!(strict_eq(&v, &back), "{v:?} came back from {text} as {back:?}");
+        assert!(
+            strict_eq(&v, &back),
+            "{v:?} came back from {text} as {back:?}"
+        );
     }
 
     #[test]
@@ -239,17 +265,26 @@ mod tests {
         .collect();
         round_trip(PyValue::Dict(d));
         round_trip(PyValue::dict_of(vec![("$int", PyValue::int(1))]));
-        round_trip(PyValue::dict_of(vec![("b", PyValue::int(1)), ("a", PyValue::Tuple(vec![]))]));
+        round_trip(PyValue::dict_of(vec![
+            ("b", PyValue::int(1)),
+            ("a", PyValue::Tuple(vec![])),
+        ]));
     }
 
     #[test]
     fn float_without_fraction_stays_float() {
-        assert_eq!(serde_json::to_string(&encode(&PyValue::Float(3.0))).unwrap(), "3.0");
+        assert_eq!(
+            serde_json::to_string(&encode(&PyValue::Float(3.0))).unwrap(),
+            "3.0"
+        );
     }
 
     #[test]
     fn opaque_never_equals_itself() {
-        let o = PyValue::Opaque { type_name: "set".into(), repr: "{1}".into() };
+        let o = PyValue::Opaque {
+            type_name: "set".into(),
+            repr: "{1}".into(),
+        };
         let back = decode(&encode(&o)).unwrap();
         assert!(matches!(back, PyValue::Opaque { .. }));
         assert!(!strict_eq(&o, &back));

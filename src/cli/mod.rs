@@ -1,0 +1,64 @@
+//! Command-line interface: parses arguments and calls the library. Each
+//! subcommand lives in its own file with its own arguments.
+
+mod cases;
+mod eval;
+mod grade;
+mod record;
+
+use clap::{Parser, Subcommand};
+
+/// Grades Python submissions for the "Working with LLMs" course against an
+/// exact Rust reference core.
+#[derive(Parser, Debug)]
+#[command(name = "autograder", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate one call on the reference core and print the outcome as Python.
+    Eval(eval::Args),
+    /// Check, list, count or export the case corpus.
+    #[command(subcommand)]
+    Cases(cases::Command),
+    /// Run submissions in the sandbox and store their recordings.
+    Record(record::Args),
+    /// Record what is missing, grade every submission and write reports.
+    Grade(grade::Args),
+}
+
+/// Exit code: graded, all at or above `--fail-under`.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: a submission scored below `--fail-under`.
+pub const EXIT_BELOW_THRESHOLD: i32 = 1;
+/// Exit code: usage, corpus or I/O error.
+pub const EXIT_ERROR: i32 = 2;
+
+/// Runs the CLI and returns the process exit code
+/// (0 ok, 1 graded below `--fail-under`, 2 usage or input error).
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Eval(args) => eval::run(args),
+        Command::Cases(cmd) => cases::run(cmd),
+        Command::Record(args) => record::run(args),
+        Command::Grade(args) => grade::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            EXIT_ERROR
+        }
+    }
+}

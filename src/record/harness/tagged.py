@@ -1,0 +1,150 @@
+"""Tagged JSON <-> Python values: the Python half of src/value/tagged.rs.
+
+Plain JSON carries None, bools, text without surrogates, lists, ints that fit in
+an i64 and finite floats. Everything else is a one-key object whose key starts
+with "$": $int, $float, $str, $tuple, $dict, $opaque. See docs/recording-format.md.
+
+Encoding never runs student code: it dispatches on exact types, reads dicts
+through dict.items (so an overridden items() or __iter__ is not called) and
+never calls == or repr on student objects.
+"""
+
+_I64_MIN = -(2 ** 63)
+_I64_MAX = 2 ** 63 - 1
+
+MAX_DEPTH = 100
+MAX_NODES = 200_000
+MAX_TEXT = 8 * 1024 * 1024
+
+
+class TooLarge(Exception):
+    """The value is too large to encode (nodes or text over the budget)."""
+
+
+def _opaque(v, why=None):
+    try:
+        name = type.__getattribute__(type(v), "__name__")
+        if not isinstance(name, str):
+            name = "object"
+    except BaseException:
+        name = "object"
+    if why is None:
+        if type(v) in (bytes, bytearray, complex, range):
+            why = builtin_repr(v)
+        else:
+            why = "<%s object>" % name
+    return {"$opaque": {"type": name[:200], "repr": why[:1000]}}
+
+
+builtin_repr = repr
+
+
+def _is_plain_text(s):
+    try:
+        s.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+class Encoder:
+    """One encoding job with its own node/text budget."""
+
+    def __init__(self):
+        self.nodes = 0
+        self.text = 0
+        self.path = set()
+
+    def _count(self, text=0):
+        self.nodes += 1
+        self.text += text
+        if self.nodes > MAX_NODES or self.text > MAX_TEXT:
+            raise TooLarge()
+
+    def encode(self, v, depth=0):
+        t = type(v)
+        if v is None:
+            self._count()
+            return None
+        if t is bool:
+            self._count()
+            return v
+        if t is int:
+            self._count()
+            if _I64_MIN <= v <= _I64_MAX:
+                return v
+            if v.bit_length() > 300_000:
+                raise TooLarge()
+            digits = int.__repr__(v)
+            self._count(len(digits))
+            return {"$int": digits}
+        if t is float:
+            self._count()
+            if v != v:
+                return {"$float": "nan"}
+            if v in (float("inf"), float("-inf")):
+                return {"$float": "inf" if v > 0 else "-inf"}
+            return v
+        if t is str:
+            self._count(len(v))
+            if _is_plain_text(v):
+                return v
+            return {"$str": [ord(c) for c in v]}
+        if t is list or t is tuple or isinstance(v, dict):
+            if depth >= MAX_DEPTH:
+                return _opaque(v, "<nested deeper than %d>" % MAX_DEPTH)
+            if id(v) in self.path:
+                return _opaque(v, "<cycle>")
+            self.path.add(id(v))
+            try:
+                return self._container(v, t, depth)
+            finally:
+                self.path.discard(id(v))
+        self._count()
+        return _opaque(v)
+
+    def _container(self, v, t, depth):
+        self._count()
+        if t is list:
+            return [self.encode(x, depth + 1) for x in list.__iter__(v)]
+        if t is tuple:
+            return {"$tuple": [self.encode(x, depth + 1) for x in tuple.__iter__(v)]}
+        items = list(dict.items(v))
+        plain = all(type(k) is str and not k.startswith("$") and _is_plain_text(k) for k, _ in items)
+        if plain:
+            out = {}
+            for k, x in items:
+                self._count(len(k))
+                out[k] = self.encode(x, depth + 1)
+            return out
+        return {"$dict": [[self.encode(k, depth + 1), self.encode(x, depth + 1)] for k, x in items]}
+
+
+def encode(v):
+    """Encodes a value as tagged JSON data (raises TooLarge)."""
+    return Encoder().encode(v)
+
+
+def decode(j):
+    """Builds fresh Python values from tagged JSON data."""
+    if j is None or type(j) in (bool, int, float, str):
+        return j
+    if type(j) is list:
+        return [decode(x) for x in j]
+    if len(j) == 1:
+        ((k, x),) = j.items()
+        if k == "$int":
+            return int(x)
+        if k == "$float":
+            return float(x)
+        if k == "$str":
+            return "".join(map(chr, x))
+        if k == "$tuple":
+            return tuple(decode(y) for y in x)
+        if k == "$dict":
+            return {decode(a): decode(b) for a, b in x}
+        if k == "$opaque":
+            raise ValueError("an opaque value cannot be rebuilt")
+        if k.startswith("$"):
+            raise ValueError("unknown tag %r" % k)
+    return {k: decode(x) for k, x in j.items()}
