@@ -6,9 +6,10 @@
 //! non-text keys) and many bare floats, plus strings that together hold every code point. Each
 //! value crosses to ONE `python3` process as tagged JSON, is rebuilt by
 //! `src/record/harness/tagged.py`, and CPython prints its `repr`; every line
-//! must equal ours. Set `REPR_CPYTHON_SEED` to try another seed.
+//! must equal ours. CPython also reads our `pretty` form back with
+//! `ast.literal_eval` (values without nan/inf) and its repr must match. Set `REPR_CPYTHON_SEED` to try another seed.
 
-use autograder::value::repr::repr;
+use autograder::value::repr::{pretty, repr};
 use autograder::value::{tagged, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 use rand::seq::SliceRandom;
@@ -23,15 +24,17 @@ const FLOATS: usize = 20_000;
 const SWEEP_CHUNK: u32 = 1024;
 
 const PY: &str = r#"
-import importlib.util, json, sys
+import ast, importlib.util, json, sys
 sys.set_int_max_str_digits(0)
 spec = importlib.util.spec_from_file_location("tagged", sys.argv[1])
 tagged = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tagged)
 out = sys.stdout.buffer
 for line in sys.stdin.buffer:
-    v = tagged.decode(json.loads(line))
-    out.write(repr(v).encode("utf-8", "surrogatepass") + b"\n")
+    case = json.loads(line)
+    v = tagged.decode(case["v"])
+    back = None if case["p"] is None else repr(ast.literal_eval(case["p"]))
+    out.write(json.dumps([repr(v), back]).encode() + b"\n")
 out.flush()
 "#;
 
@@ -227,9 +230,16 @@ fn repr_matches_cpython() {
     let random_count = values.len();
     values.extend(sweep());
 
+    // `pretty` output must read back (ast.literal_eval) as the same value;
+    // Python has no literal for nan and inf, so those values skip that part.
+    let pretties: Vec<Option<String>> = values
+        .iter()
+        .map(|v| all_finite(v).then(|| pretty(v)))
+        .collect();
     let mut input = String::new();
-    for v in &values {
-        input.push_str(&serde_json::to_string(&tagged::encode(v)).expect("tagged JSON"));
+    for (v, p) in values.iter().zip(&pretties) {
+        let case = serde_json::json!({ "v": tagged::encode(v), "p": p });
+        input.push_str(&case.to_string());
         input.push('\n');
     }
 
@@ -243,9 +253,9 @@ fn repr_matches_cpython() {
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let stdout = child.stdout.take().expect("stdout");
-    let theirs: Vec<String> = BufReader::new(stdout)
-        .split(b'\n')
-        .map(|line| String::from_utf8_lossy(&line.expect("read python output")).into_owned())
+    let theirs: Vec<(String, Option<String>)> = BufReader::new(stdout)
+        .lines()
+        .map(|line| serde_json::from_str(&line.expect("read python output")).expect("JSON line"))
         .collect();
     writer
         .join()
@@ -260,22 +270,43 @@ fn repr_matches_cpython() {
     );
 
     let mut mismatches = 0;
-    for (v, want) in values.iter().zip(&theirs) {
+    let mut pretty_checked = 0;
+    let mut multi_line = 0;
+    for ((v, p), (want, back)) in values.iter().zip(&pretties).zip(&theirs) {
         let ours = repr(v);
-        if &ours != want {
+        let pretty_ok = match (p, back) {
+            (Some(p), Some(back)) => {
+                pretty_checked += 1;
+                multi_line += usize::from(p.contains('\n'));
+                back == want
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        if &ours != want || !pretty_ok {
             mismatches += 1;
             if mismatches <= 20 {
                 eprintln!(
-                    "MISMATCH for {}\n  cpython: {want}\n  ours:    {ours}",
+                    "MISMATCH for {}\n  cpython: {want}\n  ours:    {ours}\n  pretty:  {p:?}\n  pretty read back by CPython: {back:?}",
                     serde_json::to_string(&tagged::encode(v)).unwrap_or_default()
                 );
             }
         }
     }
     println!(
-        "repr vs CPython (seed {seed}): compared {} values ({random_count} random incl. {FLOATS} bare floats, {} code point sweep strings), {mismatches} mismatches",
+        "repr vs CPython (seed {seed}): compared {} values ({random_count} random incl. {FLOATS} bare floats, {} code point sweep strings), {mismatches} mismatches; pretty read back by CPython for {pretty_checked} ({multi_line} multi-line)",
         values.len(),
         values.len() - random_count
     );
-    assert_eq!(mismatches, 0, "repr disagrees with CPython");
+    assert_eq!(mismatches, 0, "repr or pretty disagrees with CPython");
+}
+
+/// Whether every float in `v` is finite (so its repr is a Python literal).
+fn all_finite(v: &PyValue) -> bool {
+    match v {
+        PyValue::Float(f) => f.is_finite(),
+        PyValue::List(items) | PyValue::Tuple(items) => items.iter().all(all_finite),
+        PyValue::Dict(d) => d.iter().all(|(k, x)| all_finite(k) && all_finite(x)),
+        _ => true,
+    }
 }

@@ -188,11 +188,77 @@ fn write_str_repr(out: &mut String, s: &PyStr) {
     out.push(quote);
 }
 
-/// A multi-line, indented repr for diffs: one element per line once a
-/// container does not fit on one line.
+/// The widest line [`pretty`] tries to keep a container on.
+pub const PRETTY_WIDTH: usize = 72;
+
+/// A multi-line, indented repr for diffs, so that a line diff of two values
+/// points at the element that differs.
+///
+/// The rule: a scalar, an empty container, or a container whose one-line
+/// [`repr`] fits on its line prints as that one-line repr. "Fits" means the
+/// line, from column 0 through the repr and the `,` that follows it inside a
+/// parent, is at most [`PRETTY_WIDTH`] characters (code points). A container
+/// that does not fit prints its opening bracket, then each element (for a
+/// dict, `key: value` with the key as a one-line repr) on its own line,
+/// indented 4 spaces deeper than the line the container starts on and
+/// followed by `,`, then the closing bracket on its own line at the
+/// container's indentation. Elements follow the same rule, so nested
+/// containers break only as far as they must. A one-element tuple keeps its
+/// comma either way, and the output reads back with `ast.literal_eval` as
+/// the same value, like `repr` (unless it holds nan, inf or an Opaque value).
 pub fn pretty(v: &PyValue) -> String {
-    let _ = v;
-    todo!("pretty")
+    let mut out = String::new();
+    write_pretty(&mut out, v, 0, 0, 0);
+    out
+}
+
+/// Writes `v` starting at column `col` of a line indented by `indent`
+/// spaces; `after` characters (a comma) will follow it on its last line.
+fn write_pretty(out: &mut String, v: &PyValue, col: usize, indent: usize, after: usize) {
+    let one_line = repr(v);
+    let (open, close) = match v {
+        PyValue::List(items) if !items.is_empty() => ("[", "]"),
+        PyValue::Tuple(items) if !items.is_empty() => ("(", ")"),
+        PyValue::Dict(d) if !d.is_empty() => ("{", "}"),
+        _ => {
+            out.push_str(&one_line);
+            return;
+        }
+    };
+    if col + one_line.chars().count() + after <= PRETTY_WIDTH {
+        out.push_str(&one_line);
+        return;
+    }
+    let inner = indent + 4;
+    out.push_str(open);
+    out.push('\n');
+    let element = |out: &mut String, key: Option<&PyValue>, x: &PyValue| {
+        out.extend(std::iter::repeat(' ').take(inner));
+        let mut col = inner;
+        if let Some(k) = key {
+            let k = repr(k);
+            col += k.chars().count() + 2;
+            out.push_str(&k);
+            out.push_str(": ");
+        }
+        write_pretty(out, x, col, inner, 1);
+        out.push_str(",\n");
+    };
+    match v {
+        PyValue::List(items) | PyValue::Tuple(items) => {
+            for x in items {
+                element(out, None, x);
+            }
+        }
+        PyValue::Dict(d) => {
+            for (k, x) in d.iter() {
+                element(out, Some(k), x);
+            }
+        }
+        _ => {}
+    }
+    out.extend(std::iter::repeat(' ').take(indent));
+    out.push_str(close);
 }
 
 #[cfg(test)]
@@ -331,5 +397,72 @@ mod tests {
             repr: "{1, 2}".into(),
         };
         assert_eq!(repr(&PyValue::List(vec![opaque])), "[{1, 2}]");
+    }
+    fn long_str(n: usize) -> PyValue {
+        PyValue::str(&"x".repeat(n))
+    }
+
+    #[test]
+    fn pretty_scalars_and_short_containers_are_one_line() {
+        let values = [
+            PyValue::None,
+            PyValue::Float(1e16),
+            long_str(200),
+            PyValue::List(vec![]),
+            PyValue::Tuple(vec![PyValue::int(1)]),
+            PyValue::dict_of(vec![("a", PyValue::int(1))]),
+        ];
+        for v in &values {
+            assert_eq!(pretty(v), repr(v));
+        }
+    }
+
+    #[test]
+    fn pretty_width_boundary() {
+        // "['xx…x']" is exactly PRETTY_WIDTH wide: stays on one line.
+        let fits = PyValue::List(vec![long_str(PRETTY_WIDTH - 4)]);
+        assert_eq!(repr(&fits).chars().count(), PRETTY_WIDTH);
+        assert_eq!(pretty(&fits), repr(&fits));
+        // One more character and it breaks.
+        let breaks = PyValue::List(vec![long_str(PRETTY_WIDTH - 3)]);
+        assert_eq!(
+            pretty(&breaks),
+            format!("[\n    {},\n]", repr(&long_str(PRETTY_WIDTH - 3)))
+        );
+    }
+
+    #[test]
+    fn pretty_breaks_only_what_does_not_fit() {
+        let v = PyValue::dict_of(vec![
+            ("id", PyValue::str("c1")),
+            (
+                "items",
+                PyValue::List(vec![
+                    PyValue::Tuple(vec![PyValue::int(1)]),
+                    long_str(70),
+                    PyValue::dict_of(vec![("k", PyValue::None)]),
+                ]),
+            ),
+            ("t", PyValue::Tuple(vec![long_str(80)])),
+        ]);
+        let want = format!(
+            "{{\n    'id': 'c1',\n    'items': [\n        (1,),\n        '{x70}',\n        {{'k': None}},\n    ],\n    't': (\n        '{x80}',\n    ),\n}}",
+            x70 = "x".repeat(70),
+            x80 = "x".repeat(80)
+        );
+        assert_eq!(pretty(&v), want);
+    }
+
+    #[test]
+    fn pretty_counts_the_key_and_trailing_comma() {
+        // At depth 1 after `'k': `, a 62-character list plus its comma ends at
+        // column 4 + 5 + 62 + 1 = 72: fits. One more character does not.
+        let list_of = |n: usize| PyValue::List(vec![long_str(n)]);
+        // A second, long entry forces the dict itself onto several lines.
+        let dict_of = |n: usize| PyValue::dict_of(vec![("k", list_of(n)), ("z", long_str(80))]);
+        let fits = dict_of(58);
+        assert!(pretty(&fits).contains(&format!("'k': {},", repr(&list_of(58)))));
+        let breaks = dict_of(59);
+        assert!(pretty(&breaks).contains("'k': [\n        'xxx"));
     }
 }
