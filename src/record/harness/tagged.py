@@ -9,6 +9,8 @@ through dict.items (so an overridden items() or __iter__ is not called) and
 never calls == or repr on student objects.
 """
 
+import sys
+
 _I64_MIN = -(2 ** 63)
 _I64_MAX = 2 ** 63 - 1
 
@@ -37,6 +39,25 @@ def _opaque(v, why=None):
 
 
 builtin_repr = repr
+
+
+def _int_text(v):
+    """Decimal digits of a big int; hexadecimal ("0x..."/"-0x...") when CPython's
+    int/str conversion limit (which student code may lower) refuses decimal."""
+    try:
+        return int.__repr__(v)
+    except ValueError:
+        return hex(v)
+
+
+def _parse_int(text):
+    if "x" in text:
+        return int(text, 16)
+    try:
+        return int(text)
+    except ValueError:
+        sys.set_int_max_str_digits(0)
+        return int(text)
 
 
 def _is_plain_text(s):
@@ -75,7 +96,7 @@ class Encoder:
                 return v
             if v.bit_length() > 300_000:
                 raise TooLarge()
-            digits = int.__repr__(v)
+            digits = _int_text(v)
             self._count(len(digits))
             return {"$int": digits}
         if t is float:
@@ -134,7 +155,7 @@ def decode(j):
     if len(j) == 1:
         ((k, x),) = j.items()
         if k == "$int":
-            return int(x)
+            return _parse_int(x)
         if k == "$float":
             return float(x)
         if k == "$str":
