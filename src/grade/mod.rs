@@ -1,1 +1,15 @@
 //! Grading: a recording compared with the reference outcomes.
+//!
+//! [`expected_outcomes`] asks the reference core once per corpus;
+//! [`grade_recordings`] turns every submission's recording into a
+//! [`GradeRun`], the one in-memory result every report is rendered from.
+
+pub mod feedback;
+mod run;
+pub mod verdict;
+
+pub use run::{
+    expected_outcomes, grade_recordings, Audience, CaseGrade, CheckpointGrade, CheckpointInfo,
+    CorpusInfo, Failure, GradeError, GradeRun, RecordingInfo, Status, SubmissionGrade,
+};
+pub use verdict::{judge, value_matches, Verdict};

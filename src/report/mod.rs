@@ -1,1 +1,126 @@
-//! Reports, one file per output format, all rendered from one graded result.
+//! Reports, one file per output format, all rendered from one [`GradeRun`].
+//!
+//! Every renderer is a pure function of the run: no clocks, no thread
+//! schedule, so the same inputs give byte-identical reports whatever `--jobs`
+//! is. Files are written atomically (temp file in the same folder + rename).
+
+pub mod csv;
+pub mod gradescope;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod terminal;
+
+use crate::grade::{CaseGrade, Failure, GradeRun, SubmissionGrade};
+use std::io::Write;
+use std::path::Path;
+
+/// How many failures per checkpoint the terminal and Markdown summaries show.
+pub const FIRST_FAILURES: usize = 3;
+
+/// Writes `contents` to `path` atomically: readers see the old file or the
+/// new one, never half of it.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(contents)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A number of points for people: at most two decimals, no trailing zeros
+/// (`1`, `0.5`, `0.33`).
+pub fn fmt_points(x: f64) -> String {
+    let r = (x * 100.0).round() / 100.0;
+    let s = format!("{r:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A percentage for people, rounded down so 99.9 % never shows as 100 %.
+pub fn fmt_percent(x: f64) -> String {
+    format!("{}%", x.floor() as i64)
+}
+
+/// `points/max (percent)`, or `error` for a submission that was not graded.
+pub fn total_cell(s: &SubmissionGrade) -> String {
+    match s.error {
+        Some(_) => "error".to_string(),
+        None => format!(
+            "{}/{} ({})",
+            fmt_points(s.points),
+            fmt_points(s.max_points),
+            fmt_percent(s.percent())
+        ),
+    }
+}
+
+/// The failure's details as indented text lines (call, expected, got, diff),
+/// as far as the audience may see them.
+pub fn failure_details(f: &Failure) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(call) = &f.call {
+        lines.push(format!("call:     {call}"));
+    }
+    if let Some(e) = &f.expected {
+        lines.push(format!("expected: {e}"));
+    }
+    if let Some(g) = &f.got {
+        lines.push(format!("got:      {g}"));
+    }
+    if let Some(d) = &f.diff {
+        lines.extend(d.lines().map(str::to_string));
+    }
+    lines
+}
+
+/// `id [tag, tag]` for a case, with `(hidden)` when it is.
+pub fn case_label(c: &CaseGrade) -> String {
+    let hidden = if c.visibility == crate::corpus::Visibility::Hidden {
+        " (hidden)"
+    } else {
+        ""
+    };
+    format!("{}{hidden} [{}]", c.case, c.tags.join(", "))
+}
+
+/// The checkpoint ids of the run, in course order.
+pub fn checkpoint_ids(run: &GradeRun) -> Vec<&str> {
+    run.corpus
+        .checkpoints
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_short() {
+        assert_eq!(fmt_points(1.0), "1");
+        assert_eq!(fmt_points(0.5), "0.5");
+        assert_eq!(fmt_points(2.0 / 3.0), "0.67");
+        assert_eq!(fmt_points(0.0), "0");
+        assert_eq!(fmt_percent(99.99), "99%");
+    }
+
+    #[test]
+    fn atomic_write_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

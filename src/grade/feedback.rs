@@ -1,0 +1,98 @@
+//! What a failing case shows: the call, expected and got as Python, and a
+//! unified diff of their pretty reprs.
+
+use super::verdict::{cut, Verdict};
+use super::Failure;
+use crate::corpus::Case;
+use crate::value::repr::{pretty, repr};
+use crate::value::Outcome;
+use similar::TextDiff;
+
+/// How many characters of the call a failure quotes.
+pub const CALL_CHARS: usize = 300;
+/// How many characters of the expected or got repr a failure quotes.
+pub const VALUE_CHARS: usize = 1000;
+/// Pretty reprs are diffed on at most this many lines each.
+const DIFF_INPUT_LINES: usize = 400;
+/// A diff keeps at most this many lines.
+const DIFF_LINES: usize = 120;
+
+/// The expected outcome as one line: `raise ValueError` or the value's repr.
+pub fn expected_text(expected: &Outcome) -> String {
+    match expected {
+        Outcome::Raises(e) => format!("raise {}", e.name()),
+        Outcome::Returns(v) => repr(v),
+    }
+}
+
+/// The failure details of a failed case (`verdict.passed` is false).
+pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
+    let diff = match (expected, &verdict.got_value) {
+        (Outcome::Returns(want), Some(got)) => Some(diff(&pretty(want), &pretty(got))),
+        _ => None,
+    };
+    Failure {
+        reason: verdict.reason.clone().unwrap_or_default(),
+        brief: verdict.brief.clone().unwrap_or_default(),
+        call: Some(cut(&case.call, CALL_CHARS)),
+        expected: Some(cut(&expected_text(expected), VALUE_CHARS)),
+        got: verdict.got.as_deref().map(|g| cut(g, VALUE_CHARS)),
+        diff,
+    }
+}
+
+/// A unified diff (`--- expected` / `+++ got`) of two multi-line texts,
+/// capped so a huge value cannot flood a report.
+pub fn diff(expected: &str, got: &str) -> String {
+    let a = first_lines(expected, DIFF_INPUT_LINES);
+    let b = first_lines(got, DIFF_INPUT_LINES);
+    let text = TextDiff::from_lines(&a, &b)
+        .unified_diff()
+        .context_radius(3)
+        .header("expected", "got")
+        .to_string();
+    let mut lines: Vec<&str> = text.lines().collect();
+    if lines.len() > DIFF_LINES {
+        let more = lines.len() - DIFF_LINES;
+        lines.truncate(DIFF_LINES);
+        return format!("{}\n… ({more} more lines)\n", lines.join("\n"));
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// The first `n` lines of `text`, each ending with a newline (so the diff
+/// never reports "no newline at end of file").
+fn first_lines(text: &str, n: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines().take(n) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if text.lines().nth(n).is_some() {
+        out.push_str("…\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_marks_changed_lines() {
+        let d = diff("{\n  'a': 1,\n  'b': 2,\n}", "{\n  'a': 1,\n  'b': 3,\n}");
+        assert!(d.starts_with("--- expected\n+++ got\n"), "{d}");
+        assert!(d.contains("-  'b': 2,\n+  'b': 3,\n"), "{d}");
+    }
+
+    #[test]
+    fn diff_is_capped() {
+        let a: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let b: String = (0..1000).map(|i| format!("x{i}\n")).collect();
+        let d = diff(&a, &b);
+        assert!(d.lines().count() <= DIFF_LINES + 1, "{}", d.lines().count());
+        assert!(d.ends_with("more lines)\n"));
+    }
+}

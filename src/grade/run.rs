@@ -1,0 +1,412 @@
+//! The graded result of a whole run, and how it is computed.
+
+use super::{feedback, verdict::judge};
+use crate::corpus::{Case, Corpus, Visibility};
+use crate::record::format::Recording;
+use crate::reference::{self, CallError};
+use crate::value::Outcome;
+use rayon::prelude::*;
+
+/// Errors that stop grading as a whole (a bad corpus, not a bad submission).
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    #[error("case {case} ({file}:{line}): the reference core cannot make this call: {source}")]
+    Reference {
+        case: String,
+        file: String,
+        line: usize,
+        source: CallError,
+    },
+}
+
+/// Who reads the reports: students never see the input of a hidden case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Audience {
+    #[default]
+    Instructor,
+    Student,
+}
+
+impl Audience {
+    pub fn name(self) -> &'static str {
+        match self {
+            Audience::Instructor => "instructor",
+            Audience::Student => "student",
+        }
+    }
+}
+
+/// Everything one grading run found, in a fixed order: submissions by id,
+/// checkpoints in course order, cases in corpus order.
+#[derive(Clone, Debug)]
+pub struct GradeRun {
+    pub corpus: CorpusInfo,
+    /// The audience the failures are shown for (see [`GradeRun::for_audience`]).
+    pub audience: Audience,
+    pub submissions: Vec<SubmissionGrade>,
+}
+
+/// The corpus as reports describe it.
+#[derive(Clone, Debug)]
+pub struct CorpusInfo {
+    pub cases: usize,
+    pub fingerprint: String,
+    pub checkpoints: Vec<CheckpointInfo>,
+}
+
+/// One checkpoint of the course, with its case count and total weight.
+#[derive(Clone, Debug)]
+pub struct CheckpointInfo {
+    pub id: String,
+    pub lesson: String,
+    pub title: String,
+    pub points: f64,
+    pub cases: usize,
+    pub weight: u64,
+}
+
+/// Whether a submission could be graded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Graded,
+    /// Its recording was unusable; `error` says why.
+    Error,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Graded => "graded",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// One submission's grade.
+#[derive(Clone, Debug)]
+pub struct SubmissionGrade {
+    pub id: String,
+    pub status: Status,
+    pub error: Option<String>,
+    pub points: f64,
+    pub max_points: f64,
+    /// One per course checkpoint, in course order (all zero for an error).
+    pub checkpoints: Vec<CheckpointGrade>,
+    /// Where the outcomes came from; `None` for an error.
+    pub recording: Option<RecordingInfo>,
+}
+
+impl SubmissionGrade {
+    /// The total as a percentage of the maximum (100 when the maximum is 0).
+    pub fn percent(&self) -> f64 {
+        if self.max_points > 0.0 {
+            100.0 * self.points / self.max_points
+        } else if self.status == Status::Graded {
+            100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Facts about a recording that reports may show.
+#[derive(Clone, Debug)]
+pub struct RecordingInfo {
+    pub harness: String,
+    pub isolation: String,
+    pub source_sha256: Option<String>,
+    /// The recording answered another version of the corpus: cases it does
+    /// not know are graded "not recorded".
+    pub stale: bool,
+}
+
+/// One checkpoint's grade in one submission.
+#[derive(Clone, Debug)]
+pub struct CheckpointGrade {
+    pub id: String,
+    pub lesson: String,
+    /// Passed weight / total weight, in 0..=1 (1 for a checkpoint without cases).
+    pub score: f64,
+    /// The checkpoint's points scaled by `score`.
+    pub points: f64,
+    pub max_points: f64,
+    /// Every case passed.
+    pub passed: bool,
+    pub cases_passed: usize,
+    pub cases_total: usize,
+    pub weight_passed: u64,
+    pub weight_total: u64,
+    /// Every case, in corpus order.
+    pub cases: Vec<CaseGrade>,
+}
+
+impl CheckpointGrade {
+    /// The failed cases, in corpus order.
+    pub fn failures(&self) -> impl Iterator<Item = (&CaseGrade, &Failure)> {
+        self.cases
+            .iter()
+            .filter_map(|c| c.failure.as_ref().map(|f| (c, f)))
+    }
+}
+
+/// One case's result.
+#[derive(Clone, Debug)]
+pub struct CaseGrade {
+    /// The case's id within its checkpoint, e.g. `bool-x`.
+    pub case: String,
+    /// `<checkpoint>/<case>`.
+    pub id: String,
+    pub tags: Vec<String>,
+    pub visibility: Visibility,
+    pub weight: u32,
+    pub passed: bool,
+    /// Seconds the recording says the call took: the limit for a timeout,
+    /// else 0 (recordings carry no timings, which keeps reports reproducible).
+    pub seconds: f64,
+    /// `Some` exactly when the case failed.
+    pub failure: Option<Failure>,
+}
+
+/// Why a case failed and what to show about it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// Plain words, e.g. `expected ValueError, got return {...}`.
+    pub reason: String,
+    /// The reason without values or messages (safe for hidden cases).
+    pub brief: String,
+    /// The call as Python, cut to ~300 characters; `None` when hidden from the audience.
+    pub call: Option<String>,
+    /// `raise ValueError` or the expected value's repr.
+    pub expected: Option<String>,
+    /// The returned value's repr or `raise Class: message`; `None` when the
+    /// call neither returned nor raised, or when hidden from the audience.
+    pub got: Option<String>,
+    /// Unified diff of pretty reprs, when both are values.
+    pub diff: Option<String>,
+}
+
+/// The reference outcome of every case, in corpus order, computed in parallel
+/// (on the current rayon pool) once per corpus.
+pub fn expected_outcomes(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
+    corpus
+        .cases
+        .par_iter()
+        .map(|case| {
+            reference::call(&case.checkpoint, &case.args, &case.kwargs).map_err(|source| {
+                GradeError::Reference {
+                    case: case.id.clone(),
+                    file: case.file.display().to_string(),
+                    line: case.line,
+                    source,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Grades every submission: `recordings` holds each submission's id and its
+/// recording, or why it could not be had (graded as status `error`).
+/// `expected` is [`expected_outcomes`] of `corpus`. Runs in parallel on the
+/// current rayon pool; the result is sorted by submission id.
+pub fn grade_recordings(
+    corpus: &Corpus,
+    expected: &[Outcome],
+    recordings: Vec<(String, Result<Recording, String>)>,
+) -> GradeRun {
+    let info = corpus_info(corpus);
+    let mut submissions: Vec<SubmissionGrade> = recordings
+        .into_par_iter()
+        .map(|(id, rec)| match rec {
+            Ok(rec) => grade_one(corpus, &info, expected, id, &rec),
+            Err(why) => error_grade(&info, id, why),
+        })
+        .collect();
+    submissions.sort_by(|a, b| a.id.cmp(&b.id));
+    GradeRun {
+        corpus: info,
+        audience: Audience::Instructor,
+        submissions,
+    }
+}
+
+fn corpus_info(corpus: &Corpus) -> CorpusInfo {
+    let checkpoints = corpus
+        .lessons
+        .iter()
+        .flat_map(|l| &l.checkpoints)
+        .map(|cp| {
+            let cases = corpus.cases.iter().filter(|c| c.checkpoint == cp.id);
+            CheckpointInfo {
+                id: cp.id.clone(),
+                lesson: cp.lesson.clone(),
+                title: cp.title.clone(),
+                points: cp.points,
+                cases: cases.clone().count(),
+                weight: cases.map(|c| u64::from(c.weight)).sum(),
+            }
+        })
+        .collect();
+    CorpusInfo {
+        cases: corpus.cases.len(),
+        fingerprint: corpus.fingerprint.clone(),
+        checkpoints,
+    }
+}
+
+fn max_points(info: &CorpusInfo) -> f64 {
+    info.checkpoints.iter().map(|c| c.points).sum()
+}
+
+fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
+    SubmissionGrade {
+        id,
+        status: Status::Error,
+        error: Some(why),
+        points: 0.0,
+        max_points: max_points(info),
+        checkpoints: info
+            .checkpoints
+            .iter()
+            .map(|cp| CheckpointGrade {
+                id: cp.id.clone(),
+                lesson: cp.lesson.clone(),
+                score: 0.0,
+                points: 0.0,
+                max_points: cp.points,
+                passed: false,
+                cases_passed: 0,
+                cases_total: cp.cases,
+                weight_passed: 0,
+                weight_total: cp.weight,
+                cases: Vec::new(),
+            })
+            .collect(),
+        recording: None,
+    }
+}
+
+fn grade_one(
+    corpus: &Corpus,
+    info: &CorpusInfo,
+    expected: &[Outcome],
+    id: String,
+    rec: &Recording,
+) -> SubmissionGrade {
+    let graded: Vec<(&Case, CaseGrade)> = corpus
+        .cases
+        .iter()
+        .zip(expected)
+        .map(|(case, want)| (case, grade_case(case, want, rec)))
+        .collect();
+    let checkpoints: Vec<CheckpointGrade> = info
+        .checkpoints
+        .iter()
+        .map(|cp| {
+            let cases: Vec<CaseGrade> = graded
+                .iter()
+                .filter(|(case, _)| case.checkpoint == cp.id)
+                .map(|(_, g)| g.clone())
+                .collect();
+            score_checkpoint(cp, cases)
+        })
+        .collect();
+    SubmissionGrade {
+        id,
+        status: Status::Graded,
+        error: None,
+        points: checkpoints.iter().map(|c| c.points).sum(),
+        max_points: max_points(info),
+        checkpoints,
+        recording: Some(RecordingInfo {
+            harness: rec.harness.clone(),
+            isolation: rec.isolation.clone(),
+            source_sha256: rec.source_sha256.clone(),
+            stale: rec.corpus_fingerprint != corpus.fingerprint,
+        }),
+    }
+}
+
+fn grade_case(case: &Case, want: &Outcome, rec: &Recording) -> CaseGrade {
+    let recorded = rec.outcomes.get(&case.id);
+    let verdict = judge(want, recorded);
+    let seconds = match recorded {
+        Some(crate::record::format::CaseOutcome::Timeout { seconds }) if seconds.is_finite() => {
+            seconds.max(0.0)
+        }
+        _ => 0.0,
+    };
+    CaseGrade {
+        case: case.name.clone(),
+        id: case.id.clone(),
+        tags: case.tags.clone(),
+        visibility: case.visibility,
+        weight: case.weight,
+        passed: verdict.passed,
+        seconds,
+        failure: (!verdict.passed).then(|| feedback::failure(case, want, &verdict)),
+    }
+}
+
+/// A checkpoint's score: passed weight over total weight, points scaled by it.
+fn score_checkpoint(cp: &CheckpointInfo, cases: Vec<CaseGrade>) -> CheckpointGrade {
+    let weight_total: u64 = cases.iter().map(|c| u64::from(c.weight)).sum();
+    let weight_passed: u64 = cases
+        .iter()
+        .filter(|c| c.passed)
+        .map(|c| u64::from(c.weight))
+        .sum();
+    let score = if weight_total == 0 {
+        1.0
+    } else {
+        weight_passed as f64 / weight_total as f64
+    };
+    CheckpointGrade {
+        id: cp.id.clone(),
+        lesson: cp.lesson.clone(),
+        score,
+        points: cp.points * score,
+        max_points: cp.points,
+        passed: cases.iter().all(|c| c.passed),
+        cases_passed: cases.iter().filter(|c| c.passed).count(),
+        cases_total: cases.len(),
+        weight_passed,
+        weight_total,
+        cases,
+    }
+}
+
+impl GradeRun {
+    /// The run as `audience` may see it: for students, a failed hidden case
+    /// keeps only its id, tags and a value-free reason ("a hidden case
+    /// failed: ..."); its call, expected, got and diff are dropped.
+    pub fn for_audience(&self, audience: Audience) -> GradeRun {
+        let mut run = self.clone();
+        run.audience = audience;
+        if audience == Audience::Student {
+            for case in run
+                .submissions
+                .iter_mut()
+                .flat_map(|s| s.checkpoints.iter_mut())
+                .flat_map(|c| c.cases.iter_mut())
+                .filter(|c| c.visibility == Visibility::Hidden)
+            {
+                if let Some(f) = case.failure.as_mut() {
+                    f.reason = format!("a hidden case failed: {}", f.brief);
+                    f.call = None;
+                    f.expected = None;
+                    f.got = None;
+                    f.diff = None;
+                }
+            }
+        }
+        run
+    }
+
+    /// Submissions below `percent` of their maximum, or in error.
+    pub fn below(&self, percent: f64) -> Vec<&SubmissionGrade> {
+        self.submissions
+            .iter()
+            .filter(|s| s.status == Status::Error || s.percent() < percent)
+            .collect()
+    }
+}

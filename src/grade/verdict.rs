@@ -1,0 +1,241 @@
+//! The verdict on one case: the expected outcome (from the reference core)
+//! against the recorded one, under the rules of `checkpoints.md`.
+//!
+//! [`judge`] is the only place outcomes are compared, and [`value_matches`]
+//! the only place values are: later lessons' wildcard expectations (any
+//! non-empty string, any non-negative number) slot in there.
+
+use crate::record::format::CaseOutcome;
+use crate::value::{repr::repr, strict_eq, tagged, Exception, Outcome, PyValue};
+
+/// How many characters of a value or message a reason quotes.
+const REASON_QUOTE_CHARS: usize = 120;
+
+/// The verdict on one case.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub passed: bool,
+    /// Why it failed, in plain words; may quote the returned value or the
+    /// exception message. `None` when passed.
+    pub reason: Option<String>,
+    /// The same reason without any value or message, safe to show for a
+    /// hidden case (whose input the value could reveal). `None` when passed.
+    pub brief: Option<String>,
+    /// What the student's call did, for display: the decoded returned value.
+    pub got_value: Option<PyValue>,
+    /// What the student's call did, as one line (`repr` of the value, or
+    /// `raise TypeError: message`); `None` for timeouts, crashes and the like,
+    /// which the reason already describes.
+    pub got: Option<String>,
+}
+
+impl Verdict {
+    fn pass(got_value: Option<PyValue>, got: Option<String>) -> Verdict {
+        Verdict {
+            passed: true,
+            reason: None,
+            brief: None,
+            got_value,
+            got,
+        }
+    }
+
+    fn fail(reason: String, brief: impl Into<String>) -> Verdict {
+        Verdict {
+            passed: false,
+            reason: Some(reason),
+            brief: Some(brief.into()),
+            got_value: None,
+            got: None,
+        }
+    }
+
+    fn with_got(mut self, value: Option<PyValue>, got: Option<String>) -> Verdict {
+        self.got_value = value;
+        self.got = got;
+        self
+    }
+}
+
+/// Whether a returned value satisfies the expected one: strict equality
+/// (types all the way down, dict order ignored, nan equals nan).
+pub fn value_matches(expected: &PyValue, got: &PyValue) -> bool {
+    strict_eq(expected, got)
+}
+
+/// Judges one case: `recorded` is `None` when the recording has no outcome
+/// for it. Never panics on malformed recorded data: that fails the case.
+pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
+    let Some(recorded) = recorded else {
+        return Verdict::fail("not recorded".into(), "not recorded");
+    };
+    match recorded {
+        CaseOutcome::Returned {
+            value,
+            shares_with_args,
+            args_changed,
+        } => {
+            let got = match tagged::decode(value) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Verdict::fail(
+                        format!("returned a value that could not be read from the recording: {e}"),
+                        "returned a value that could not be read from the recording",
+                    )
+                }
+            };
+            let verdict = match expected {
+                Outcome::Raises(exc) => Verdict::fail(
+                    format!(
+                        "expected {}, got return {}",
+                        exc.name(),
+                        cut(&repr(&got), REASON_QUOTE_CHARS)
+                    ),
+                    format!("expected {}, got a return value", exc.name()),
+                ),
+                Outcome::Returns(want) if !value_matches(want, &got) => Verdict::fail(
+                    format!(
+                        "returned a wrong value: {}",
+                        cut(&repr(&got), REASON_QUOTE_CHARS)
+                    ),
+                    "returned a wrong value",
+                ),
+                Outcome::Returns(_) if *shares_with_args => Verdict::fail(
+                    "returned an object that is also in its arguments (must be a new dict/list)"
+                        .into(),
+                    "returned an object that is also in its arguments (must be a new dict/list)",
+                ),
+                Outcome::Returns(_) if *args_changed => {
+                    Verdict::fail("changed its argument".into(), "changed its argument")
+                }
+                Outcome::Returns(_) => return Verdict::pass(None, None),
+            };
+            // Only failures pay for the repr.
+            let got_repr = repr(&got);
+            verdict.with_got(Some(got), Some(got_repr))
+        }
+        CaseOutcome::Raised {
+            class,
+            mro,
+            message,
+        } => {
+            let got = raised_line(class, mro, &printable(message));
+            match expected {
+                Outcome::Raises(exc) if raised_matches(*exc, mro) => Verdict::pass(None, Some(got)),
+                _ => {
+                    let name = raised_name(class, mro);
+                    // A student class named like the expected builtin.
+                    let own = match expected {
+                        Outcome::Raises(exc)
+                            if class == exc.name() || name.ends_with(&format!(".{}", exc.name())) =>
+                        {
+                            format!(" (a class of its own, not the builtin {})", exc.name())
+                        }
+                        _ => String::new(),
+                    };
+                    Verdict::fail(
+                        format!("raised {}{own}", cut(&got, REASON_QUOTE_CHARS)),
+                        format!("raised {}{own}", printable(name)),
+                    )
+                }
+                .with_got(None, Some(got)),
+            }
+        }
+        CaseOutcome::OutputTooLarge => Verdict::fail(
+            "returned a value too large to record".into(),
+            "returned a value too large to record",
+        ),
+        CaseOutcome::Timeout { seconds } => {
+            let r = format!("timed out after {} s", seconds_text(*seconds));
+            Verdict::fail(r.clone(), r)
+        }
+        CaseOutcome::Crashed { exit_code, signal } => {
+            let r = match (exit_code, signal) {
+                (_, Some(sig)) => format!("crashed (killed by signal {sig})"),
+                (Some(code), None) => format!("crashed (exit code {code})"),
+                (None, None) => "crashed".to_string(),
+            };
+            Verdict::fail(r.clone(), r)
+        }
+        CaseOutcome::OutOfMemory => Verdict::fail("ran out of memory".into(), "ran out of memory"),
+        CaseOutcome::Missing => {
+            Verdict::fail("function not defined".into(), "function not defined")
+        }
+        CaseOutcome::ImportError {
+            exc_type,
+            message,
+            line,
+        } => {
+            let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
+            let msg = if message.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", cut(&printable(message), REASON_QUOTE_CHARS))
+            };
+            let r = format!("main.py did not import: {}{at}{msg}", printable(exc_type));
+            // main.py is the student's own file, not the hidden input: the
+            // full reason is safe to show.
+            Verdict::fail(r.clone(), r)
+        }
+    }
+}
+
+/// Whether a raised exception with this MRO is an instance of `exc`: the
+/// harness names real builtin classes by their bare name only, so a student
+/// class that merely calls itself `ValueError` never matches.
+fn raised_matches(exc: Exception, mro: &[String]) -> bool {
+    mro.iter().any(|name| name == exc.name())
+}
+
+/// The name to show for a raised class: the most derived MRO entry
+/// (qualified for non-builtins, e.g. `main.ValueError`), else the class name.
+fn raised_name<'a>(class: &'a str, mro: &'a [String]) -> &'a str {
+    mro.first().map(String::as_str).unwrap_or(class)
+}
+
+/// Student-controlled text made safe for a terminal or a report: control
+/// characters (and the escape sequences they could start) become `\xNN` or
+/// `\uNNNN` escapes.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn raised_line(class: &str, mro: &[String], message: &str) -> String {
+    let name = printable(raised_name(class, mro));
+    if message.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}: {message}")
+    }
+}
+
+/// `2` for 2.0 seconds, `2.5` for 2.5.
+fn seconds_text(s: f64) -> String {
+    if s.is_finite() && s.fract() == 0.0 && s.abs() < 1e15 {
+        format!("{}", s as i64)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// Cuts text to at most `max` characters, marking the cut with `…`.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}

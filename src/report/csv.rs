@@ -1,0 +1,29 @@
+//! `--csv`: a gradebook, one row per submission: `id`, `status`, the points of
+//! each checkpoint (course order), `total`, `max`.
+
+use super::fmt_points;
+use crate::grade::{GradeRun, Status};
+
+/// The gradebook as CSV text.
+pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
+    let mut w = ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let mut header = vec!["id".to_string(), "status".to_string()];
+    header.extend(run.corpus.checkpoints.iter().map(|c| c.id.clone()));
+    header.push("total".into());
+    header.push("max".into());
+    w.write_record(&header)?;
+    for s in &run.submissions {
+        let mut row = vec![s.id.clone(), s.status.name().to_string()];
+        row.extend(s.checkpoints.iter().map(|c| match s.status {
+            Status::Graded => fmt_points(c.points),
+            Status::Error => String::new(),
+        }));
+        row.push(fmt_points(s.points));
+        row.push(fmt_points(s.max_points));
+        w.write_record(&row)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

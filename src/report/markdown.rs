@@ -1,0 +1,102 @@
+//! `--markdown`: a short summary for a CI step summary
+//! (`$GITHUB_STEP_SUMMARY`): the table, then the first failures of each
+//! checkpoint in fenced blocks (student text is never read as Markdown).
+
+use super::{case_label, failure_details, total_cell, FIRST_FAILURES};
+use crate::grade::{GradeRun, Status};
+use std::fmt::Write;
+
+/// The summary as Markdown text.
+pub fn render(run: &GradeRun) -> String {
+    let mut out = String::new();
+    let graded = run
+        .submissions
+        .iter()
+        .filter(|s| s.status == Status::Graded)
+        .count();
+    let _ = writeln!(
+        out,
+        "## Autograder: {} submission{}, {} graded\n",
+        run.submissions.len(),
+        if run.submissions.len() == 1 { "" } else { "s" },
+        graded
+    );
+    let _ = write!(out, "| submission |");
+    for cp in &run.corpus.checkpoints {
+        let _ = write!(out, " {} |", cell(&cp.id));
+    }
+    let _ = writeln!(out, " total |");
+    let _ = writeln!(out, "|---|{}---|", "---|".repeat(run.corpus.checkpoints.len()));
+    for s in &run.submissions {
+        let _ = write!(out, "| {} |", cell(&s.id));
+        for cp in &s.checkpoints {
+            let text = match s.status {
+                Status::Error => "-".to_string(),
+                Status::Graded if cp.passed => "✓".to_string(),
+                Status::Graded => format!("{}/{}", cp.weight_passed, cp.weight_total),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        let _ = writeln!(out, " {} |", total_cell(s));
+    }
+    for s in &run.submissions {
+        if let Some(e) = &s.error {
+            let _ = writeln!(out, "\n### {}: not graded\n", cell(&s.id));
+            let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
+            continue;
+        }
+        for cp in &s.checkpoints {
+            let failed: Vec<_> = cp.failures().collect();
+            if failed.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\n### {} / {}: {} of {} cases failed\n",
+                cell(&s.id),
+                cp.id,
+                failed.len(),
+                cp.cases_total
+            );
+            for (case, f) in failed.iter().take(FIRST_FAILURES) {
+                let mut lines = vec![format!("✗ {}: {}", case_label(case), f.reason)];
+                lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
+                let _ = writeln!(out, "{}", fenced(&lines.join("\n")));
+            }
+            if failed.len() > FIRST_FAILURES {
+                let _ = writeln!(out, "… and {} more\n", failed.len() - FIRST_FAILURES);
+            }
+        }
+    }
+    out
+}
+
+/// Text safe inside a table cell.
+fn cell(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace(['\n', '\r'], " ")
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+fn fenced(text: &str) -> String {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{text}\n{fence}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_outgrows_backticks() {
+        let f = fenced("a ```` b");
+        assert!(f.starts_with("`````text\n"), "{f}");
+    }
+}

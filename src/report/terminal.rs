@@ -1,0 +1,132 @@
+//! The terminal summary: a table submissions × checkpoints (✓ when passed,
+//! else passed/total weight), totals, then the first failures of every
+//! checkpoint with call, expected, got and a diff.
+
+use super::{case_label, checkpoint_ids, failure_details, total_cell, FIRST_FAILURES};
+use crate::grade::{GradeRun, Status};
+use std::fmt::Write;
+
+const GREEN: &str = "\x1b[32m";
+const RED: &str = "\x1b[31m";
+const BOLD: &str = "\x1b[1m";
+const RESET: &str = "\x1b[0m";
+
+/// Whether to colour stdout: it is a terminal and `NO_COLOR` is unset or empty.
+pub fn want_color() -> bool {
+    use is_terminal::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The summary text. `color` adds ANSI colours; `failures` adds the
+/// per-checkpoint failure details after the table.
+pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
+    let paint = |text: &str, code: &str| {
+        if color {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    };
+    let ids = checkpoint_ids(run);
+    let mut header = vec!["submission".to_string()];
+    header.extend(ids.iter().map(|s| s.to_string()));
+    header.push("total".into());
+    // Cells as (text, colour).
+    let mut rows: Vec<Vec<(String, Option<&str>)>> = Vec::new();
+    for s in &run.submissions {
+        let mut row = vec![(s.id.clone(), None)];
+        for cp in &s.checkpoints {
+            row.push(match s.status {
+                Status::Error => ("-".to_string(), Some(RED)),
+                Status::Graded if cp.passed => ("✓".to_string(), Some(GREEN)),
+                Status::Graded => (
+                    format!("{}/{}", cp.weight_passed, cp.weight_total),
+                    Some(RED),
+                ),
+            });
+        }
+        let ok = s.status == Status::Graded && s.checkpoints.iter().all(|c| c.passed);
+        row.push((total_cell(s), Some(if ok { GREEN } else { RED })));
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].0.chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let pad = |text: &str, width: usize, left: bool| {
+        let fill = " ".repeat(width.saturating_sub(text.chars().count()));
+        if left {
+            format!("{text}{fill}")
+        } else {
+            format!("{fill}{text}")
+        }
+    };
+    let head: Vec<String> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| pad(h, widths[i], i == 0))
+        .collect();
+    let _ = writeln!(out, "{}", paint(head.join("  ").trim_end(), BOLD));
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, (text, code))| {
+                let padded = pad(text, widths[i], i == 0);
+                match code {
+                    Some(code) => paint(&padded, code),
+                    None => padded,
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  "));
+    }
+    if !failures {
+        return out;
+    }
+    for s in &run.submissions {
+        if let Some(e) = &s.error {
+            let _ = writeln!(out, "\n{}: {}", paint(&s.id, BOLD), paint(&format!("error: {e}"), RED));
+            continue;
+        }
+        for cp in &s.checkpoints {
+            let failed: Vec<_> = cp.failures().collect();
+            if failed.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\n{} {} — {} of {} cases failed",
+                paint(&s.id, BOLD),
+                cp.id,
+                failed.len(),
+                cp.cases_total
+            );
+            for (case, f) in failed.iter().take(FIRST_FAILURES) {
+                let _ = writeln!(out, "  {} {}: {}", paint("✗", RED), case_label(case), f.reason);
+                for line in failure_details(f) {
+                    let line = if !color {
+                        line
+                    } else if line.starts_with('+') && !line.starts_with("+++") {
+                        paint(&line, GREEN)
+                    } else if line.starts_with('-') && !line.starts_with("---") {
+                        paint(&line, RED)
+                    } else {
+                        line
+                    };
+                    let _ = writeln!(out, "      {line}");
+                }
+            }
+            if failed.len() > FIRST_FAILURES {
+                let _ = writeln!(out, "  … and {} more", failed.len() - FIRST_FAILURES);
+            }
+        }
+    }
+    out
+}
