@@ -127,7 +127,8 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
                     // A student class named like the expected builtin.
                     let own = match expected {
                         Outcome::Raises(exc)
-                            if class == exc.name() || name.ends_with(&format!(".{}", exc.name())) =>
+                            if class == exc.name()
+                                || name.ends_with(&format!(".{}", exc.name())) =>
                         {
                             format!(" (a class of its own, not the builtin {})", exc.name())
                         }

@@ -26,7 +26,11 @@ pub fn render(run: &GradeRun) -> String {
         let _ = write!(out, " {} |", cell(&cp.id));
     }
     let _ = writeln!(out, " total |");
-    let _ = writeln!(out, "|---|{}---|", "---|".repeat(run.corpus.checkpoints.len()));
+    let _ = writeln!(
+        out,
+        "|---|{}---|",
+        "---|".repeat(run.corpus.checkpoints.len())
+    );
     for s in &run.submissions {
         let _ = write!(out, "| {} |", cell(&s.id));
         for cp in &s.checkpoints {
@@ -81,11 +85,7 @@ fn cell(text: &str) -> String {
 
 /// A fenced code block whose fence is longer than any backtick run inside.
 fn fenced(text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}\n")
 }

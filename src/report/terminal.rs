@@ -14,7 +14,7 @@ const RESET: &str = "\x1b[0m";
 /// Whether to colour stdout: it is a terminal and `NO_COLOR` is unset or empty.
 pub fn want_color() -> bool {
     use is_terminal::IsTerminal;
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    std::io::stdout().is_terminal() && !std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 /// The summary text. `color` adds ANSI colours; `failures` adds the
@@ -92,7 +92,12 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
     }
     for s in &run.submissions {
         if let Some(e) = &s.error {
-            let _ = writeln!(out, "\n{}: {}", paint(&s.id, BOLD), paint(&format!("error: {e}"), RED));
+            let _ = writeln!(
+                out,
+                "\n{}: {}",
+                paint(&s.id, BOLD),
+                paint(&format!("error: {e}"), RED)
+            );
             continue;
         }
         for cp in &s.checkpoints {
@@ -109,7 +114,13 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
                 cp.cases_total
             );
             for (case, f) in failed.iter().take(FIRST_FAILURES) {
-                let _ = writeln!(out, "  {} {}: {}", paint("✗", RED), case_label(case), f.reason);
+                let _ = writeln!(
+                    out,
+                    "  {} {}: {}",
+                    paint("✗", RED),
+                    case_label(case),
+                    f.reason
+                );
                 for line in failure_details(f) {
                     let line = if !color {
                         line
