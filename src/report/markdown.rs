@@ -2,7 +2,7 @@
 //! (`$GITHUB_STEP_SUMMARY`): the table, then the first failures of each
 //! checkpoint in fenced blocks (student text is never read as Markdown).
 
-use super::{case_label, failure_details, total_cell, FIRST_FAILURES};
+use super::{case_label, common_reason, failure_details, total_cell, FIRST_FAILURES};
 use crate::grade::{GradeRun, Status};
 use std::fmt::Write;
 
@@ -43,10 +43,16 @@ pub fn render(run: &GradeRun) -> String {
         }
         let _ = writeln!(out, " {} |", total_cell(s));
     }
+    let _ = writeln!(out);
     for s in &run.submissions {
         if let Some(e) = &s.error {
-            let _ = writeln!(out, "\n### {}: not graded\n", cell(&s.id));
+            let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
             let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
+            continue;
+        }
+        if let Some(reason) = common_reason(s) {
+            let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
+            let _ = writeln!(out, "{}", fenced(reason));
             continue;
         }
         for cp in &s.checkpoints {
@@ -56,7 +62,7 @@ pub fn render(run: &GradeRun) -> String {
             }
             let _ = writeln!(
                 out,
-                "\n### {} / {}: {} of {} cases failed\n",
+                "### {} / {}: {} of {} cases failed\n",
                 cell(&s.id),
                 cp.id,
                 failed.len(),

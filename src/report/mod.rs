@@ -92,6 +92,16 @@ pub fn case_label(c: &CaseGrade) -> String {
     format!("{}{hidden} [{}]", c.case, c.tags.join(", "))
 }
 
+/// The one reason every case of a graded submission failed with (an import
+/// error, a missing file...), so summaries can say it once.
+pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
+    let mut cases = s.checkpoints.iter().flat_map(|c| &c.cases);
+    let first = cases.next()?.failure.as_ref()?.reason.as_str();
+    cases
+        .all(|c| c.failure.as_ref().is_some_and(|f| f.reason == first))
+        .then_some(first)
+}
+
 /// The checkpoint ids of the run, in course order.
 pub fn checkpoint_ids(run: &GradeRun) -> Vec<&str> {
     run.corpus

@@ -2,7 +2,9 @@
 //! else passed/total weight), totals, then the first failures of every
 //! checkpoint with call, expected, got and a diff.
 
-use super::{case_label, checkpoint_ids, failure_details, total_cell, FIRST_FAILURES};
+use super::{
+    case_label, checkpoint_ids, common_reason, failure_details, total_cell, FIRST_FAILURES,
+};
 use crate::grade::{GradeRun, Status};
 use std::fmt::Write;
 
@@ -97,6 +99,15 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
                 "\n{}: {}",
                 paint(&s.id, BOLD),
                 paint(&format!("error: {e}"), RED)
+            );
+            continue;
+        }
+        if let Some(reason) = common_reason(s) {
+            let _ = writeln!(
+                out,
+                "\n{}: every case failed: {}",
+                paint(&s.id, BOLD),
+                paint(reason, RED)
             );
             continue;
         }

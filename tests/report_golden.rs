@@ -1,0 +1,270 @@
+//! Every report format on the fixture corpus and recordings, compared byte
+//! for byte with golden files (`UPDATE_GOLDEN=1 cargo test --test
+//! report_golden` rewrites them), plus structural checks of each format.
+
+#[path = "fixtures/grading/support.rs"]
+mod support;
+
+use autograder::grade::{self, Audience, GradeRun};
+use autograder::report;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// The fixture run with only the named submission.
+fn only(id: &str) -> GradeRun {
+    let corpus = support::corpus();
+    let expected = support::expected(&corpus);
+    let recs = support::recordings()
+        .into_iter()
+        .filter(|(i, _)| i == id)
+        .collect();
+    grade::grade_recordings(&corpus, &expected, recs)
+}
+
+#[test]
+fn terminal_golden() {
+    let run = support::run();
+    let text = report::terminal::render(&run, false, true);
+    assert!(!text.contains('\x1b'));
+    support::check_golden("terminal.txt", &text);
+    let student = report::terminal::render(&run.for_audience(Audience::Student), false, true);
+    support::check_golden("terminal-student.txt", &student);
+}
+
+#[test]
+fn terminal_colours_only_on_request() {
+    let run = support::run();
+    let coloured = report::terminal::render(&run, true, true);
+    assert!(coloured.contains("✓\x1b[0m"));
+    assert!(coloured.contains("\x1b[31m"));
+    // Without the escapes it is the same text.
+    let plain = report::terminal::render(&run, false, true);
+    let stripped = coloured
+        .replace("\x1b[32m", "")
+        .replace("\x1b[31m", "")
+        .replace("\x1b[1m", "")
+        .replace("\x1b[0m", "");
+    assert_eq!(stripped, plain);
+}
+
+#[test]
+fn json_golden_and_schema() {
+    let run = support::run();
+    let text = report::json::render(&run);
+    support::check_golden("report.json", &text);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], "autograder-report/1");
+    assert_eq!(v["corpus"]["cases"], 8);
+    assert!(v["corpus"]["fingerprint"].is_string());
+    let subs = v["submissions"].as_array().unwrap();
+    assert_eq!(subs.len(), 5);
+    for s in subs {
+        for key in [
+            "id",
+            "status",
+            "error",
+            "points",
+            "max_points",
+            "checkpoints",
+        ] {
+            assert!(s.get(key).is_some(), "submission lacks {key}");
+        }
+        assert!(matches!(s["status"].as_str(), Some("graded" | "error")));
+        for c in s["checkpoints"].as_array().unwrap() {
+            for key in [
+                "id",
+                "lesson",
+                "score",
+                "passed",
+                "cases_passed",
+                "cases_total",
+                "failures",
+            ] {
+                assert!(c.get(key).is_some(), "checkpoint lacks {key}");
+            }
+            for f in c["failures"].as_array().unwrap() {
+                for key in ["case", "tags", "reason", "expected", "got", "diff"] {
+                    assert!(f.get(key).is_some(), "failure lacks {key}");
+                }
+            }
+        }
+    }
+    let broken = subs.iter().find(|s| s["id"] == "broken").unwrap();
+    assert_eq!(broken["status"], "error");
+    assert!(broken["error"].as_str().unwrap().contains("EOF"));
+}
+
+#[test]
+fn csv_golden() {
+    let run = support::run();
+    let text = report::csv::render(&run).unwrap();
+    support::check_golden("gradebook.csv", &text);
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "id",
+            "status",
+            "parse_contract_json",
+            "validate_tool_call",
+            "order_tool_results",
+            "total",
+            "max"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), run.submissions.len());
+    let model = rows.iter().find(|r| &r[0] == "model").unwrap();
+    assert_eq!((&model[5], &model[6]), ("4", "4"));
+}
+
+#[test]
+fn junit_golden_parses_with_unique_cases() {
+    let run = support::run();
+    let xml = report::junit::render(&run).unwrap();
+    support::check_golden("junit.xml", &xml);
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    // 4 graded submissions × 3 checkpoints + 1 suite for the broken one.
+    assert_eq!(suites.len(), 4 * 3 + 1);
+    assert!(suites
+        .iter()
+        .any(|s| s.attribute("name") == Some("partial/order_tool_results")));
+    let mut seen = HashSet::new();
+    let mut failures = 0;
+    for case in root.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let key = (
+            case.attribute("classname").unwrap().to_string(),
+            case.attribute("name").unwrap().to_string(),
+        );
+        assert!(seen.insert(key.clone()), "duplicate testcase {key:?}");
+        assert!(case.attribute("time").is_some());
+        if let Some(f) = case.children().find(|n| n.has_tag_name("failure")) {
+            failures += 1;
+            assert!(!f.attribute("message").unwrap_or("").is_empty());
+        }
+    }
+    assert_eq!(seen.len(), 4 * 8 + 1);
+    let expected_failures: usize = run
+        .submissions
+        .iter()
+        .flat_map(|s| &s.checkpoints)
+        .map(|c| c.failures().count())
+        .sum();
+    assert_eq!(failures, expected_failures);
+    // The diff travels in the failure body.
+    let object = root
+        .descendants()
+        .find(|n| {
+            n.attribute("classname") == Some("partial.parse_contract_json")
+                && n.attribute("name") == Some("object")
+        })
+        .unwrap();
+    let body = object
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .and_then(|f| f.text())
+        .unwrap();
+    assert!(body.contains("--- expected\n+++ got"), "{body}");
+    // The timed-out case carries its recorded time.
+    let timed = root
+        .descendants()
+        .find(|n| {
+            n.attribute("classname") == Some("partial.order_tool_results")
+                && n.attribute("name") == Some("shuffled")
+        })
+        .unwrap();
+    assert_eq!(timed.attribute("time"), Some("2.000"));
+}
+
+#[test]
+fn markdown_golden() {
+    let run = support::run();
+    support::check_golden("summary.md", &report::markdown::render(&run));
+}
+
+#[test]
+fn gradescope_golden_and_fields() {
+    let run = only("partial");
+    let text = report::gradescope::render(&run).unwrap();
+    support::check_golden("gradescope-partial.json", &text);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    for key in [
+        "score",
+        "max_score",
+        "execution_time",
+        "output",
+        "visibility",
+        "stdout_visibility",
+        "tests",
+    ] {
+        assert!(v.get(key).is_some(), "results.json lacks {key}");
+    }
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 8);
+    let mut total = 0.0;
+    for t in tests {
+        for key in [
+            "name",
+            "number",
+            "score",
+            "max_score",
+            "status",
+            "output",
+            "tags",
+            "visibility",
+        ] {
+            assert!(t.get(key).is_some(), "test lacks {key}");
+        }
+        assert!(matches!(t["status"].as_str(), Some("passed" | "failed")));
+        total += t["score"].as_f64().unwrap();
+    }
+    assert!((total - v["score"].as_f64().unwrap()).abs() < 1e-9);
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert!((max - v["max_score"].as_f64().unwrap()).abs() < 1e-9);
+    // Hidden cases: Gradescope visibility, and nothing of their input.
+    for name in ["parse_contract_json/nan", "validate_tool_call/bool-x"] {
+        let t = tests.iter().find(|t| t["name"] == name).unwrap();
+        assert_eq!(t["visibility"], "after_published");
+        let out = t["output"].as_str().unwrap();
+        assert!(out.starts_with("a hidden case failed: "), "{out}");
+        assert!(
+            !out.contains("call:") && !out.contains("NaN") && !out.contains("True"),
+            "{out}"
+        );
+    }
+    let visible = tests
+        .iter()
+        .find(|t| t["name"] == "parse_contract_json/object")
+        .unwrap();
+    assert_eq!(visible["visibility"], "visible");
+    assert!(visible["output"].as_str().unwrap().contains("call:"));
+}
+
+#[test]
+fn gradescope_reports_an_error_and_refuses_several_submissions() {
+    let text = report::gradescope::render(&only("broken")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["score"], 0.0);
+    assert_eq!(v["max_score"], 4.0);
+    assert!(v["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Your submission could not be graded: "));
+    assert!(report::gradescope::render(&support::run()).is_err());
+}
+
+#[test]
+fn reports_are_written_atomically_to_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let text = report::json::render(&support::run());
+    report::write_atomic(&path, text.as_bytes()).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
