@@ -1,10 +1,195 @@
-//! `autograder grade`.
+//! `autograder grade`: record what is missing, grade every submission, print
+//! the summary and write the requested reports.
+
+use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
+use crate::corpus::Corpus;
+use crate::grade::{self, Audience};
+use crate::record::format::Recording;
+use crate::report;
+use anyhow::{bail, Context};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Arguments of `autograder grade`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// One submission (a folder with main.py or recording.json) or a folder of them.
+    #[arg(default_value = "submissions")]
+    path: PathBuf,
+    /// The case corpus (the folder holding course.toml).
+    #[arg(long, value_name = "DIR", default_value = "cases")]
+    cases: PathBuf,
+    /// Parallel workers (0 = one per core). Reports are identical whatever it is.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    jobs: usize,
+    /// Time limit per case, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = positive_seconds, allow_hyphen_values = true)]
+    case_timeout: f64,
+    /// Where recordings are cached.
+    #[arg(long, value_name = "DIR", default_value = ".autograder")]
+    work_dir: PathBuf,
+    /// Record every submission again, ignoring cached recordings.
+    #[arg(long)]
+    no_cache: bool,
+    /// Who reads the output: students never see the input of a hidden case.
+    #[arg(long, value_enum, default_value_t = AudienceArg::Instructor)]
+    audience: AudienceArg,
+    /// Write the full report as JSON (schema autograder-report/1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a gradebook as CSV, one row per submission.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write JUnit XML for CI (a testsuite per checkpoint, a testcase per case).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write Gradescope's results.json (PATH must be one submission).
+    #[arg(long, value_name = "FILE")]
+    gradescope: Option<PathBuf>,
+    /// Write a Markdown summary (e.g. for a CI step summary).
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Exit 1 when a submission scores below this percentage (0-100) of its
+    /// total, or could not be graded.
+    #[arg(long, value_name = "PERCENT", value_parser = percentage, allow_hyphen_values = true)]
+    fail_under: Option<f64>,
+    /// Print nothing on stdout (reports and errors are still written).
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum AudienceArg {
+    Instructor,
+    Student,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 86_400.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds in (0, 86400]")),
+    }
+}
+
+fn percentage(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a percentage between 0 and 100")),
+    }
+}
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let _ = args;
-    anyhow::bail!("`autograder grade` is not implemented yet")
+    let audience = match args.audience {
+        AudienceArg::Instructor => Audience::Instructor,
+        AudienceArg::Student => Audience::Student,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs)
+        .build()
+        .context("cannot start the worker threads")?;
+
+    let corpus = load_corpus(&args.cases)?;
+    let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
+    let recordings = record(&corpus, &args)?;
+    let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    let view = run.for_audience(audience);
+
+    // Check what can fail before writing anything.
+    let gradescope = match &args.gradescope {
+        Some(_) => Some(report::gradescope::render(&run)?),
+        None => None,
+    };
+    let outputs: [(&Option<PathBuf>, Option<String>); 5] = [
+        (
+            &args.json,
+            args.json.as_ref().map(|_| report::json::render(&view)),
+        ),
+        (
+            &args.csv,
+            args.csv
+                .as_ref()
+                .map(|_| report::csv::render(&view))
+                .transpose()?,
+        ),
+        (
+            &args.junit,
+            args.junit
+                .as_ref()
+                .map(|_| report::junit::render(&view))
+                .transpose()?,
+        ),
+        (&args.gradescope, gradescope),
+        (
+            &args.markdown,
+            args.markdown
+                .as_ref()
+                .map(|_| report::markdown::render(&view)),
+        ),
+    ];
+    for (path, text) in outputs {
+        if let (Some(path), Some(text)) = (path, text) {
+            write_report(path, &text)?;
+        }
+    }
+
+    if !args.quiet {
+        let text = report::terminal::render(&view, report::terminal::want_color(), true);
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`| head`) is not an error worth a non-zero exit.
+        let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    }
+
+    if let Some(threshold) = args.fail_under {
+        let below = run.below(threshold);
+        if !below.is_empty() {
+            for s in &below {
+                match &s.error {
+                    Some(e) => eprintln!("{}: not graded: {e}", s.id),
+                    None => eprintln!(
+                        "{}: {} is below --fail-under {}%",
+                        s.id,
+                        report::fmt_percent(s.percent()),
+                        threshold
+                    ),
+                }
+            }
+            return Ok(EXIT_BELOW_THRESHOLD);
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create folder {}", dir.display()))?;
+    }
+    report::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Loads the case corpus.
+fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
+    bail!(
+        "cannot load the cases in {}: the corpus loader is not available yet",
+        dir.display()
+    )
+}
+
+/// Finds the submissions under PATH and records (or reuses) each one's outcomes.
+fn record(
+    corpus: &Corpus,
+    args: &Args,
+) -> anyhow::Result<Vec<(String, Result<Recording, String>)>> {
+    let _ = (
+        corpus,
+        Duration::from_secs_f64(args.case_timeout),
+        args.no_cache,
+        &args.work_dir,
+    );
+    bail!(
+        "cannot record {}: the recorder is not available yet",
+        args.path.display()
+    )
 }
