@@ -11,9 +11,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Arguments of `autograder grade`.
+/// Arguments of `autograder grade` (boxed: they are many).
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    #[command(flatten)]
+    options: Box<Options>,
+}
+
+#[derive(clap::Args, Debug)]
+struct Options {
     /// One submission (a folder with main.py or recording.json) or a folder of them.
     #[arg(default_value = "submissions")]
     path: PathBuf,
@@ -80,6 +86,7 @@ fn percentage(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let args = *args.options;
     let audience = match args.audience {
         AudienceArg::Instructor => Audience::Instructor,
         AudienceArg::Student => Audience::Student,
@@ -180,7 +187,7 @@ fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
 /// Finds the submissions under PATH and records (or reuses) each one's outcomes.
 fn record(
     corpus: &Corpus,
-    args: &Args,
+    args: &Options,
 ) -> anyhow::Result<Vec<(String, Result<Recording, String>)>> {
     let _ = (
         corpus,
