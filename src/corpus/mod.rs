@@ -1,7 +1,25 @@
 //! The case corpus: `cases/course.toml` plus one TOML file per checkpoint.
 
+mod course;
+pub mod export;
+mod fields;
+mod file;
+mod problems;
+pub mod tree;
+
 use crate::value::{Outcome, PyValue};
-use std::path::PathBuf;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+pub use problems::{CorpusError, Problem};
+
+/// The largest file the loader reads (a case file is text written by hand).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Asks the reference core whether a call can be made at all; `Err` is the
+/// core's `CallError` message (wrong arity, unknown keyword...).
+pub type CallCheck<'a> =
+    &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), String>;
 
 /// The hostile-input vocabulary of `checkpoints.md`: every case carries one
 /// or more of these tags.
@@ -89,4 +107,201 @@ pub struct Corpus {
     /// sha256 over the case files' contents, so recordings know which corpus
     /// they answered.
     pub fingerprint: String,
+}
+
+impl Corpus {
+    /// Checkpoints in course order.
+    pub fn checkpoints(&self) -> impl Iterator<Item = &Checkpoint> {
+        self.lessons.iter().flat_map(|l| &l.checkpoints)
+    }
+}
+
+/// Loads `dir/course.toml` and every `dir/<lesson>/*.toml`, checking
+/// everything, including that the reference core accepts every call's
+/// arguments. Reports every problem found, each with its file and line.
+pub fn load(dir: &Path) -> Result<Corpus, CorpusError> {
+    let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
+        crate::reference::call(f, args, kwargs)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    load_with(dir, &check)
+}
+
+/// [`load`] with another arity check (for tests and tools that run without
+/// the reference core).
+pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
+    let mut problems = Vec::new();
+    let fail = |problems: Vec<Problem>| Err(CorpusError { problems });
+    if !dir.is_dir() {
+        problems.push(problems::whole(dir, "not a folder"));
+        return fail(problems);
+    }
+    let course_path = dir.join("course.toml");
+    let Some(course_text) = read_text(&course_path, &mut problems) else {
+        return fail(problems);
+    };
+    let lessons = course::read(&mut problems::Sink {
+        file: course_path.clone(),
+        text: &course_text,
+        out: &mut problems,
+    });
+
+    let mut files: Vec<(String, PathBuf)> = Vec::new(); // (relative path, path)
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+                problems.push(problems::whole(&path, format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let path = entry.path();
+        let ft = entry.file_type();
+        let rel = relative(dir, path);
+        if ft.is_symlink() {
+            problems.push(problems::whole(path, "symbolic links are not followed in a corpus"));
+            continue;
+        }
+        let is_toml = path.extension().is_some_and(|e| e == "toml");
+        match (entry.depth(), ft.is_dir()) {
+            (1, true) => {
+                if !lessons.iter().any(|l| l.id == rel) {
+                    problems.push(problems::whole(
+                        path,
+                        format!("folder {rel:?} is not a lesson of course.toml"),
+                    ));
+                }
+            }
+            (1, false) if is_toml && rel != "course.toml" => problems.push(problems::whole(
+                path,
+                "case files belong in a lesson folder (<lesson>/<checkpoint>.toml)",
+            )),
+            (2, false) if is_toml => files.push((rel, path.to_path_buf())),
+            (d, _) if d > 2 && is_toml => problems.push(problems::whole(
+                path,
+                "case files belong directly in a lesson folder (<lesson>/<checkpoint>.toml)",
+            )),
+            _ => {}
+        }
+    }
+
+    let mut hasher = Sha256::new();
+    hash_file(&mut hasher, "course.toml", &course_text);
+    let mut cases: Vec<Case> = Vec::new();
+    for (rel, path) in &files {
+        let Some(text) = read_text(path, &mut problems) else {
+            continue;
+        };
+        hash_file(&mut hasher, rel, &text);
+        let folder = rel.split('/').next().unwrap_or_default();
+        if !lessons.iter().any(|l| l.id == folder) {
+            continue; // already reported for the folder
+        }
+        let mut sink = problems::Sink {
+            file: path.clone(),
+            text: &text,
+            out: &mut problems,
+        };
+        cases.extend(file::read(&mut sink, folder, &lessons, check));
+    }
+
+    // Case ids are unique within a checkpoint (across files).
+    let mut seen: std::collections::HashMap<&str, &Case> = std::collections::HashMap::new();
+    for case in &cases {
+        if let Some(first) = seen.insert(&case.id, case) {
+            problems.push(Problem {
+                file: case.file.clone(),
+                line: Some(case.line),
+                case: Some(case.id.clone()),
+                message: format!(
+                    "duplicate case id (first defined at {}:{})",
+                    first.file.display(),
+                    first.line
+                ),
+            });
+        }
+    }
+    if !problems.is_empty() {
+        return fail(problems);
+    }
+
+    // Course order: by checkpoint as course.toml lists them, then file, then position.
+    let order: Vec<&str> = lessons
+        .iter()
+        .flat_map(|l| &l.checkpoints)
+        .map(|c| c.id.as_str())
+        .collect();
+    cases.sort_by_key(|c| order.iter().position(|&o| o == c.checkpoint));
+    Ok(Corpus {
+        root: dir.to_path_buf(),
+        lessons,
+        cases,
+        fingerprint: hex::encode(hasher.finalize()),
+    })
+}
+
+/// `path` relative to `dir`, with `/` separators.
+fn relative(dir: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(dir).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Frames each file so no two corpora hash alike: path, length, contents.
+fn hash_file(h: &mut Sha256, rel: &str, text: &str) {
+    h.update(rel.as_bytes());
+    h.update([0]);
+    h.update((text.len() as u64).to_le_bytes());
+    h.update(text.as_bytes());
+}
+
+fn read_text(path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(problems::whole(path, format!("cannot read: {e}")));
+            return None;
+        }
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        problems.push(problems::whole(
+            path,
+            format!("file larger than {MAX_FILE_BYTES} bytes"),
+        ));
+        return None;
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                problems.push(Problem {
+                    file: path.to_path_buf(),
+                    line: Some(line),
+                    case: None,
+                    message: "not valid UTF-8".into(),
+                });
+                None
+            }
+        },
+        Err(e) => {
+            problems.push(problems::whole(path, format!("cannot read: {e}")));
+            None
+        }
+    }
 }
