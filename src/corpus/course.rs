@@ -38,9 +38,17 @@ pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
         let lesson_id = id.map(|(s, _)| s.to_string()).unwrap_or_default();
         if let Some((s, n)) = id {
             if !is_slug(s) {
-                sink.at(n.span.start, None, format!("lesson id {s:?} must match [a-z0-9-]+"));
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("lesson id {s:?} must match [a-z0-9-]+"),
+                );
             } else if lessons.iter().any(|l| l.id == s) {
-                sink.at(n.span.start, None, format!("lesson {s:?} is declared twice"));
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("lesson {s:?} is declared twice"),
+                );
             }
         }
         for cp in f.tables("checkpoint", None, sink) {
@@ -85,7 +93,11 @@ pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
                 .chain(checkpoints.iter())
                 .any(|c: &Checkpoint| c.id == fname);
             if dup {
-                sink.at(fnode.span.start, None, format!("checkpoint {fname:?} is declared twice"));
+                sink.at(
+                    fnode.span.start,
+                    None,
+                    format!("checkpoint {fname:?} is declared twice"),
+                );
                 continue;
             }
             checkpoints.push(Checkpoint {
@@ -107,7 +119,6 @@ pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
 /// `[a-z0-9-]+`: lesson and case ids.
 pub(crate) fn is_slug(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }

@@ -20,7 +20,11 @@ pub struct ExportSummary {
 /// Writes the visible part of `corpus` to `dest`, which must not exist yet
 /// (or be an empty folder) and must lie outside the corpus. The result is
 /// loaded again and must hold exactly the visible cases.
-pub fn export_visible(corpus: &Corpus, dest: &Path, check: CallCheck) -> anyhow::Result<ExportSummary> {
+pub fn export_visible(
+    corpus: &Corpus,
+    dest: &Path,
+    check: CallCheck,
+) -> anyhow::Result<ExportSummary> {
     refuse_inside(&corpus.root, dest)?;
     if dest.exists() {
         let empty = dest.is_dir()
@@ -29,7 +33,10 @@ pub fn export_visible(corpus: &Corpus, dest: &Path, check: CallCheck) -> anyhow:
                 .next()
                 .is_none();
         if !empty {
-            bail!("{} already exists and is not an empty folder", dest.display());
+            bail!(
+                "{} already exists and is not an empty folder",
+                dest.display()
+            );
         }
     }
     let mut files: Vec<(PathBuf, String)> = Vec::new();
@@ -42,27 +49,33 @@ pub fn export_visible(corpus: &Corpus, dest: &Path, check: CallCheck) -> anyhow:
     case_files.dedup();
     let mut hidden_dropped = 0;
     for path in case_files {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let (kept, dropped, remaining) = cut_hidden(&text)
-            .with_context(|| format!("re-reading {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let (kept, dropped, remaining) =
+            cut_hidden(&text).with_context(|| format!("re-reading {}", path.display()))?;
         hidden_dropped += dropped;
         if remaining == 0 {
             continue; // every case hidden: the file would have no cases
         }
-        let rel = path.strip_prefix(&corpus.root).unwrap_or(path).to_path_buf();
+        let rel = path
+            .strip_prefix(&corpus.root)
+            .unwrap_or(path)
+            .to_path_buf();
         files.push((rel, kept));
     }
 
     for (rel, text) in &files {
         let out = dest.join(rel);
         if let Some(parent) = out.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
         }
         std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
     }
 
     // The export must load and hold exactly the visible cases.
-    let exported = load_with(dest, check).map_err(|e| anyhow::anyhow!("the exported corpus does not load: {e}"))?;
+    let exported = load_with(dest, check)
+        .map_err(|e| anyhow::anyhow!("the exported corpus does not load: {e}"))?;
     let want: Vec<&str> = corpus
         .cases
         .iter()

@@ -48,7 +48,12 @@ impl<'t> Fields<'t> {
     }
 
     /// A string field; a problem when it is present with another type.
-    pub fn opt_str(&self, name: &str, case: Option<&str>, sink: &mut Sink) -> Option<(&'t str, &'t Node)> {
+    pub fn opt_str(
+        &self,
+        name: &str,
+        case: Option<&str>,
+        sink: &mut Sink,
+    ) -> Option<(&'t str, &'t Node)> {
         let node = self.get(name)?;
         match &node.value {
             Value::Str(s) => Some((s.as_str(), node)),
@@ -64,7 +69,12 @@ impl<'t> Fields<'t> {
     }
 
     /// A required string field.
-    pub fn req_str(&self, name: &str, case: Option<&str>, sink: &mut Sink) -> Option<(&'t str, &'t Node)> {
+    pub fn req_str(
+        &self,
+        name: &str,
+        case: Option<&str>,
+        sink: &mut Sink,
+    ) -> Option<(&'t str, &'t Node)> {
         if self.get(name).is_none() {
             sink.at(self.at, case, format!("missing key {name:?}"));
             return None;
@@ -83,7 +93,11 @@ impl<'t> Fields<'t> {
                 .filter(|n| {
                     let ok = matches!(n.value, Value::Table(_));
                     if !ok {
-                        sink.at(n.span.start, case, format!("each {name} must be a table ([[{name}]])"));
+                        sink.at(
+                            n.span.start,
+                            case,
+                            format!("each {name} must be a table ([[{name}]])"),
+                        );
                     }
                     ok
                 })
@@ -92,7 +106,10 @@ impl<'t> Fields<'t> {
                 sink.at(
                     node.span.start,
                     case,
-                    format!("{name} must be an array of tables ([[{name}]]), not {}", other.kind()),
+                    format!(
+                        "{name} must be an array of tables ([[{name}]]), not {}",
+                        other.kind()
+                    ),
                 );
                 Vec::new()
             }

@@ -5,7 +5,7 @@ use super::course::is_slug;
 use super::fields::{entries, Fields};
 use super::problems::Sink;
 use super::tree::{self, Node, Value};
-use super::{Case, CallCheck, Lesson, Visibility, TAGS};
+use super::{CallCheck, Case, Lesson, Visibility, TAGS};
 use crate::value::reader::{self, Lets};
 use crate::value::{Exception, Outcome};
 
@@ -29,7 +29,14 @@ pub(crate) fn read(
             return Vec::new();
         }
     };
-    let top = Fields::new(&doc, 0, &["checkpoint", "let", "case"], "a case file", None, sink);
+    let top = Fields::new(
+        &doc,
+        0,
+        &["checkpoint", "let", "case"],
+        "a case file",
+        None,
+        sink,
+    );
     let Some((checkpoint, cp_node)) = top.req_str("checkpoint", None, sink) else {
         return Vec::new();
     };
@@ -92,7 +99,11 @@ fn read_lets(node: Option<&Node>, sink: &mut Sink) -> Lets {
             sink.at(
                 v.span.start,
                 None,
-                format!("let {}: must be a string holding a Python expression, not {}", k.name, v.value.kind()),
+                format!(
+                    "let {}: must be a string holding a Python expression, not {}",
+                    k.name,
+                    v.value.kind()
+                ),
             );
             continue;
         };
@@ -126,7 +137,15 @@ fn read_case(
     let f = Fields::new(
         entries(node),
         at,
-        &["id", "call", "tags", "expect", "visibility", "weight", "note"],
+        &[
+            "id",
+            "call",
+            "tags",
+            "expect",
+            "visibility",
+            "weight",
+            "note",
+        ],
         "[[case]]",
         label,
         sink,
@@ -235,7 +254,12 @@ fn read_case(
     })
 }
 
-fn read_tags(node: Option<&Node>, at: usize, case: Option<&str>, sink: &mut Sink) -> Option<Vec<String>> {
+fn read_tags(
+    node: Option<&Node>,
+    at: usize,
+    case: Option<&str>,
+    sink: &mut Sink,
+) -> Option<Vec<String>> {
     let Some(node) = node else {
         sink.at(at, case, "missing key \"tags\"");
         return None;
@@ -268,7 +292,11 @@ fn read_tags(node: Option<&Node>, at: usize, case: Option<&str>, sink: &mut Sink
                 ok = false;
             }
             other => {
-                sink.at(item.span.start, case, format!("each tag must be a string, not {}", other.kind()));
+                sink.at(
+                    item.span.start,
+                    case,
+                    format!("each tag must be a string, not {}", other.kind()),
+                );
                 ok = false;
             }
         }

@@ -18,8 +18,7 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Asks the reference core whether a call can be made at all; `Err` is the
 /// core's `CallError` message (wrong arity, unknown keyword...).
-pub type CallCheck<'a> =
-    &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), String>;
+pub type CallCheck<'a> = &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), String>;
 
 /// The hostile-input vocabulary of `checkpoints.md`: every case carries one
 /// or more of these tags.
@@ -157,7 +156,9 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                let path = e.path().map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+                let path = e
+                    .path()
+                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
                 problems.push(problems::whole(&path, format!("cannot read: {e}")));
                 continue;
             }
@@ -169,18 +170,19 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         let ft = entry.file_type();
         let rel = relative(dir, path);
         if ft.is_symlink() {
-            problems.push(problems::whole(path, "symbolic links are not followed in a corpus"));
+            problems.push(problems::whole(
+                path,
+                "symbolic links are not followed in a corpus",
+            ));
             continue;
         }
         let is_toml = path.extension().is_some_and(|e| e == "toml");
         match (entry.depth(), ft.is_dir()) {
-            (1, true) => {
-                if !lessons.iter().any(|l| l.id == rel) {
-                    problems.push(problems::whole(
-                        path,
-                        format!("folder {rel:?} is not a lesson of course.toml"),
-                    ));
-                }
+            (1, true) if !lessons.iter().any(|l| l.id == rel) => {
+                problems.push(problems::whole(
+                    path,
+                    format!("folder {rel:?} is not a lesson of course.toml"),
+                ));
             }
             (1, false) if is_toml && rel != "course.toml" => problems.push(problems::whole(
                 path,

@@ -487,16 +487,13 @@ fn parse_float_text(s: &PyStr) -> Option<f64> {
     let digitpart = |i: &mut usize| -> Option<bool> {
         let start = *i;
         while *i < b.len() {
-            if b[*i].is_ascii_digit() {
-                *i += 1;
-            } else if b[*i] == '_'
-                && *i > start
-                && b.get(*i + 1).is_some_and(|c| c.is_ascii_digit())
-            {
-                *i += 1;
-            } else {
+            let digit = b[*i].is_ascii_digit();
+            let joiner =
+                b[*i] == '_' && *i > start && b.get(*i + 1).is_some_and(|c| c.is_ascii_digit());
+            if !(digit || joiner) {
                 break;
             }
+            *i += 1;
         }
         if b.get(*i) == Some(&'_') {
             return None;
