@@ -1,0 +1,214 @@
+//! Differential test: the Rust reference core against the model solution
+//! (`submissions/model-solution/main.py`) under CPython, on seeded hostile
+//! inputs. Every input goes to one `python3` batch process
+//! (`tests/differential/driver.py`); outcomes must agree exactly, the model
+//! may only raise `ValueError`s, and its results must be fresh and leave the
+//! arguments untouched.
+//!
+//! The seed is printed; rerun a failure with `AUTOGRADER_DIFF_SEED=<seed>`.
+
+#[path = "differential/json_texts.rs"]
+mod json_texts;
+#[path = "differential/structured.rs"]
+mod structured;
+
+use autograder::reference;
+use autograder::value::repr::repr;
+use autograder::value::{tagged, Exception, Outcome, PyStr, PyValue};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use structured::Call;
+
+const JSON_TEXTS: usize = 20_000;
+const PER_CHECKPOINT: usize = 5_000;
+
+fn seed() -> u64 {
+    match std::env::var("AUTOGRADER_DIFF_SEED") {
+        Ok(s) => s
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("AUTOGRADER_DIFF_SEED must be a u64, got {s:?}")),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    }
+}
+
+fn inputs(rng: &mut ChaCha8Rng) -> Vec<Call> {
+    let mut calls: Vec<Call> = Vec::new();
+    for _ in 0..JSON_TEXTS {
+        let arg = if rng.gen_bool(0.01) {
+            // Not a str at all.
+            [
+                PyValue::None,
+                PyValue::int(1),
+                PyValue::List(vec![PyValue::str("{}")]),
+                PyValue::dict_of(vec![]),
+            ][rng.gen_range(0..4)]
+            .clone()
+        } else {
+            PyValue::Str(PyStr::from_code_points(json_texts::text(rng)))
+        };
+        calls.push(("parse_contract_json", vec![arg], vec![]));
+    }
+    type Gen = fn(&mut ChaCha8Rng) -> Call;
+    let gens: [Gen; 5] = [
+        structured::validate_ticket,
+        structured::accept_ticket,
+        structured::validate_tool_call,
+        structured::execute_tool,
+        structured::order_tool_results,
+    ];
+    for gen in gens {
+        for _ in 0..PER_CHECKPOINT {
+            calls.push(gen(rng));
+        }
+    }
+    calls
+}
+
+/// The call as Python source that reproduces it.
+fn python_call((f, args, kwargs): &Call) -> String {
+    let mut parts: Vec<String> = args.iter().map(repr).collect();
+    parts.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", repr(v))));
+    format!("{f}({})", parts.join(", "))
+}
+
+/// Runs every call through the model solution in one python3 process.
+fn run_model(calls: &[Call]) -> Vec<serde_json::Value> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut file = tempfile::NamedTempFile::new().expect("temp file");
+    for (f, args, kwargs) in calls {
+        let job = serde_json::json!({
+            "f": f,
+            "args": args.iter().map(tagged::encode).collect::<Vec<_>>(),
+            "kwargs": kwargs.iter().map(|(k, v)| serde_json::json!([k, tagged::encode(v)])).collect::<Vec<_>>(),
+        });
+        writeln!(file, "{job}").expect("write inputs");
+    }
+    file.flush().expect("flush inputs");
+    let output = Command::new("python3")
+        .arg(root.join("tests/differential/driver.py"))
+        .arg(root.join("src/record/harness/tagged.py"))
+        .arg(root.join("submissions/model-solution/main.py"))
+        .arg(file.path())
+        .output()
+        .expect("python3 must be on PATH for the differential test");
+    assert!(
+        output.status.success(),
+        "driver failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .expect("driver prints UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("driver prints JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), calls.len(), "one outcome per input");
+    lines
+}
+
+/// The model's outcome, or why it is unacceptable on its own.
+fn model_outcome(line: &serde_json::Value) -> Result<Outcome, String> {
+    if let Some(v) = line.get("returns") {
+        if line["shares"] == true {
+            return Err("the result shares a list or dict with the arguments".into());
+        }
+        if line["mutated"] == true {
+            return Err("the call changed its arguments".into());
+        }
+        return tagged::decode(v)
+            .map(Outcome::Returns)
+            .map_err(|e| format!("bad tagged value: {e}"));
+    }
+    let mro = line["mro"].as_array().cloned().unwrap_or_default();
+    if mro.iter().any(|c| c == "ValueError") {
+        Ok(Outcome::Raises(Exception::ValueError))
+    } else {
+        Err(format!("raised {} ({})", line["raises"], line["message"]))
+    }
+}
+
+fn show(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Returns(v) => format!("returns {}", repr(v)),
+        Outcome::Raises(e) => format!("raises {}", e.name()),
+    }
+}
+
+#[test]
+fn core_agrees_with_model_solution_under_cpython() {
+    let seed = seed();
+    println!("differential seed: {seed} (rerun with AUTOGRADER_DIFF_SEED={seed})");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let calls = inputs(&mut rng);
+    let model = run_model(&calls);
+
+    // checkpoint -> (returns, raises)
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (call, line) in calls.iter().zip(&model) {
+        let (f, args, kwargs) = call;
+        let core = reference::call(f, args, kwargs);
+        let verdict = match (&core, model_outcome(line)) {
+            (Err(e), _) => Some(format!("core refused the call: {e}")),
+            (_, Err(why)) => Some(format!("model solution: {why}")),
+            (Ok(c), Ok(m)) if !c.strict_eq(&m) => {
+                Some(format!("core {} but CPython {}", show(c), show(&m)))
+            }
+            (Ok(c), Ok(_)) => {
+                let entry = counts.entry(f).or_default();
+                match c {
+                    Outcome::Returns(_) => entry.0 += 1,
+                    Outcome::Raises(_) => entry.1 += 1,
+                }
+                None
+            }
+        };
+        if let Some(v) = verdict {
+            failures.push(format!("{}\n    {v}", python_call(call)));
+        }
+    }
+    for (f, (returns, raises)) in &counts {
+        println!(
+            "{f}: {} inputs agree ({returns} return, {raises} raise)",
+            returns + raises
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} disagreements, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The generator must exercise both outcomes of every checkpoint, and
+    // produce at least the promised number of inputs.
+    for f in reference::FUNCTIONS {
+        let (returns, raises) = counts.get(f).copied().unwrap_or_default();
+        let want = if *f == "parse_contract_json" {
+            JSON_TEXTS
+        } else {
+            PER_CHECKPOINT
+        };
+        assert!(
+            returns + raises >= want,
+            "{f}: only {} inputs",
+            returns + raises
+        );
+        assert!(
+            returns * 20 >= want && raises * 20 >= want,
+            "{f}: too one-sided ({returns} return, {raises} raise)"
+        );
+    }
+}
