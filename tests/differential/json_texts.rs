@@ -282,7 +282,15 @@ fn number<R: Rng>(rng: &mut R, out: &mut Text) {
             let plus = if e >= 0 && rng.gen_bool(0.5) { "+" } else { "" };
             format!("{sign}{mant}{marker}{plus}{e}")
         }
-        90..=95 => BAD_NUMBERS.choose(rng).unwrap().to_string(),
+        90..=92 => {
+            // Long mantissas, where only correct rounding gets the last bit right.
+            let digits: String = (0..rng.gen_range(17..800))
+                .map(|_| char::from(b'0' + rng.gen_range(0..10)))
+                .collect();
+            let e = rng.gen_range(-700..400);
+            format!("{}.{digits}e{e}", rng.gen_range(0..10))
+        }
+        93..=95 => BAD_NUMBERS.choose(rng).unwrap().to_string(),
         _ => CONSTANTS.choose(rng).unwrap().to_string(),
     };
     push(out, &s);
