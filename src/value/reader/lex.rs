@@ -326,7 +326,8 @@ impl Lexer<'_> {
         let q = self.peek(0).unwrap_or('\'');
         let triple = self.peek(1) == Some(q) && self.peek(2) == Some(q);
         self.i += if triple { 3 } else { 1 };
-        let start_line = self.s[..pos].iter().filter(|&&c| c == '\n').count() + 1;
+        // Only computed on error: counting lines per literal would be quadratic.
+        let start_line = |s: &[char]| s[..pos].iter().filter(|&&c| c == '\n').count() + 1;
         let mut cps: Vec<u32> = Vec::new();
         loop {
             let Some(c) = self.peek(0) else {
@@ -338,7 +339,10 @@ impl Lexer<'_> {
                             self.line()
                         )
                     } else {
-                        format!("unterminated string literal (detected at line {start_line})")
+                        format!(
+                            "unterminated string literal (detected at line {})",
+                            start_line(self.s)
+                        )
                     },
                 ));
             };
@@ -349,7 +353,10 @@ impl Lexer<'_> {
             if c == '\n' && !triple {
                 return Err(syntax(
                     pos,
-                    format!("unterminated string literal (detected at line {start_line})"),
+                    format!(
+                        "unterminated string literal (detected at line {})",
+                        start_line(self.s)
+                    ),
                 ));
             }
             if c == '\\' {
