@@ -1,10 +1,106 @@
-//! `autograder record`.
+//! `autograder record`: runs submissions in the sandbox and stores their
+//! recordings under the work dir.
+
+use crate::record::{self, format::CaseOutcome, IsolationChoice, RecordOptions, Tuning};
+use anyhow::Context;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `autograder record`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// One submission folder (with main.py or recording.json) or a folder of them.
+    #[arg(default_value = "submissions")]
+    pub path: PathBuf,
+    /// The case corpus.
+    #[arg(long, default_value = "cases")]
+    pub cases: PathBuf,
+    /// Parallel workers (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Per-case time limit in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    pub case_timeout: f64,
+    /// Where recordings go.
+    #[arg(long, default_value = ".autograder")]
+    pub work_dir: PathBuf,
+    /// Record again even when a recording for the same source, corpus and harness exists.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// auto (bubblewrap when it works here), bwrap, or rlimits.
+    #[arg(long, env = "AUTOGRADER_ISOLATION", default_value = "auto")]
+    pub isolation: String,
+}
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let _ = args;
-    anyhow::bail!("`autograder record` is not implemented yet")
+    if !(args.case_timeout.is_finite() && args.case_timeout > 0.0 && args.case_timeout <= 3600.0) {
+        anyhow::bail!("--case-timeout must be a number of seconds between 0 and 3600");
+    }
+    let isolation: IsolationChoice = args.isolation.parse().map_err(anyhow::Error::msg)?;
+    let corpus = load_corpus(&args.cases)
+        .with_context(|| format!("cannot load the cases in {}", args.cases.display()))?;
+    let submissions = record::discover(&args.path)?;
+    if submissions.is_empty() {
+        anyhow::bail!(
+            "no submissions under {} (folders with main.py or recording.json)",
+            args.path.display()
+        );
+    }
+    let opts = RecordOptions {
+        jobs: args.jobs,
+        case_timeout: Duration::from_secs_f64(args.case_timeout),
+        work_dir: args.work_dir.clone(),
+        use_cache: !args.no_cache,
+        show_progress: true,
+    };
+    let tuning = Tuning {
+        isolation: Ok(isolation),
+        ..Tuning::default()
+    };
+    let results = record::record_all_with(&corpus, &submissions, &opts, &tuning);
+    let width = results.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    for r in &results {
+        match &r.result {
+            Ok(rec) => println!("{:width$}  {}", r.id, summary(rec)),
+            Err(e) => println!("{:width$}  not recorded: {e}", r.id),
+        }
+    }
+    println!(
+        "recordings in {}",
+        args.work_dir.join("recordings").display()
+    );
+    Ok(crate::cli::EXIT_OK)
+}
+
+/// Until the corpus loader lands on main.
+fn load_corpus(dir: &std::path::Path) -> anyhow::Result<crate::corpus::Corpus> {
+    anyhow::bail!("the corpus loader is not available yet ({})", dir.display())
+}
+
+/// One line: how the cases ended, by kind.
+fn summary(rec: &record::format::Recording) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for o in rec.outcomes.values() {
+        let kind = match o {
+            CaseOutcome::Returned { .. } => "returned",
+            CaseOutcome::Raised { .. } => "raised",
+            CaseOutcome::OutputTooLarge => "output-too-large",
+            CaseOutcome::Timeout { .. } => "timeout",
+            CaseOutcome::Crashed { .. } => "crashed",
+            CaseOutcome::OutOfMemory => "out-of-memory",
+            CaseOutcome::Missing => "missing",
+            CaseOutcome::ImportError { .. } => "import-error",
+        };
+        match counts.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((kind, 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    format!(
+        "{} cases: {} [{}]",
+        rec.outcomes.len(),
+        parts.join(", "),
+        rec.isolation
+    )
 }

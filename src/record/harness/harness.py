@@ -1,0 +1,824 @@
+"""autograder harness: runs students' main.py in a sandbox, one outcome per case.
+
+Embedded in the Rust binary (src/record/harness/harness.py) and run as
+`/usr/bin/python3 -s -P -S -c <this file>` with a cleared environment. Three
+kinds of process, all stdlib only:
+
+* the zygote (long-lived): reads the init line from Rust, builds the tagged-JSON
+  module, imports what students commonly use, then for every `job` command
+  forks a supervisor and waits for it. It never sees a submission's source or
+  outcomes, so no later child can find them in its memory;
+* the supervisor (one per submission): reads the job, forks a child, watches
+  its result pipe against per-case and per-submission deadlines, drains its
+  stdout/stderr into a capped buffer, kills the child's whole tree (a reaper
+  that drops to the worker uid and calls kill(-1, SIGKILL)), forks a fresh
+  child after a crash or timeout, and answers Rust with one JSON line;
+* the child: own session, rlimits, unprivileged uid, scratch directory with
+  only main.py; imports it and calls each case's function on fresh arguments.
+
+Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
+  -> init  {"tagged": src, "cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
+            "limits": {...}, "timeout", "wall"}
+  <- {"ready": true}
+  -> "job\n" then {"source_hex": ..., "name": ...}
+  <- {"outcomes": [outcome objects, one per case], "output": str}
+Child -> supervisor, on fd 3: "I" (imported), "E <json>" (import error),
+"C <i> <json>" (case outcome), "R" (stops after an out-of-memory), "D" (done).
+"""
+
+import builtins
+import os
+import select
+import signal
+import stat
+import sys
+import time
+import types
+import resource
+import importlib
+import json
+import json.encoder
+
+# Warm the modules students commonly import, so children do not pay for them.
+import re  # noqa: F401
+import math  # noqa: F401
+import copy  # noqa: F401
+import collections  # noqa: F401
+import itertools  # noqa: F401
+import functools  # noqa: F401
+import string  # noqa: F401
+import typing  # noqa: F401
+import enum  # noqa: F401
+import dataclasses  # noqa: F401
+import unicodedata  # noqa: F401
+
+# ---------------------------------------------------------------------------
+# Everything the harness needs is captured here, before any student code runs
+# (students replace builtins.print, json.dumps, sys.stdout, even builtins.type).
+# ---------------------------------------------------------------------------
+
+_BUILTINS = dict(builtins.__dict__)
+_REAL_CLASSES = {}
+for _k, _v in _BUILTINS.items():
+    # By the class's own name: IOError and EnvironmentError are OSError.
+    if isinstance(_v, type) and issubclass(_v, BaseException) and _v.__name__ == _k:
+        _REAL_CLASSES[id(_v)] = (_k, _v)
+_REAL_CLASSES[id(object)] = ("object", object)
+
+
+def _shadow_builtins(namespace):
+    """Module-level copies of the real builtins: a student replacing
+    builtins.len or builtins.type does not reach harness code."""
+    for k, v in _BUILTINS.items():
+        if not k.startswith("__"):
+            namespace.setdefault(k, v)
+
+
+_shadow_builtins(globals())
+
+_write = os.write
+_read = os.read
+_exit = os._exit
+_getpid = os.getpid
+_esc = json.encoder.c_encode_basestring_ascii or json.encoder.py_encode_basestring_ascii
+_loads = json.loads
+_float_repr = float.__repr__
+_int_repr = int.__repr__
+_type_getattr = type.__getattribute__
+_obj_getattr = object.__getattribute__
+_exc_str = BaseException.__str__
+_setrecursionlimit = sys.setrecursionlimit
+_RECURSION_LIMIT = sys.getrecursionlimit()
+_monotonic = time.monotonic
+_stdout = sys.stdout
+_stderr = sys.stderr
+
+MESSAGE_LIMIT = 1024
+OUTPUT_LIMIT = 64 * 1024
+LINE_LIMIT = 48 * 1024 * 1024
+REPLY_LIMIT = 128 * 1024 * 1024
+RESULT_FD = 3
+
+T = None  # the tagged-JSON module, built from the init line
+INIT = None
+
+
+def _dump(v, out):
+    """JSON text of harness-built data (exact types only), appended to `out`."""
+    t = type(v)
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif t is int:
+        out.append(_int_repr(v))
+    elif t is float:
+        out.append(_float_repr(v) if v == v and v not in (float("inf"), float("-inf")) else "null")
+    elif t is str:
+        out.append(_esc(v))
+    elif t is list:
+        out.append("[")
+        first = True
+        for x in v:
+            if not first:
+                out.append(",")
+            first = False
+            _dump(x, out)
+        out.append("]")
+    elif t is dict:
+        out.append("{")
+        first = True
+        for k, x in dict.items(v):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_esc(k))
+            out.append(":")
+            _dump(x, out)
+        out.append("}")
+    else:
+        out.append("null")
+
+
+def dumps(v):
+    out = []
+    _dump(v, out)
+    return "".join(out)
+
+
+def _text(s, limit=MESSAGE_LIMIT):
+    """A str safe for plain JSON: cut to `limit` code points, lone
+    surrogates written as backslash escapes."""
+    if type(s) is not str:
+        s = "<not a str>"
+    s = s[:limit]
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _write_all(fd, data):
+    while data:
+        n = _write(fd, data)
+        data = data[n:]
+
+
+# ---------------------------------------------------------------------------
+# The child: runs student code.
+# ---------------------------------------------------------------------------
+
+
+def _class_name(cls):
+    try:
+        name = _type_getattr(cls, "__name__")
+    except BaseException:
+        name = "?"
+    return _text(name if type(name) is str else "?", 200)
+
+
+def _mro_names(cls):
+    names = []
+    try:
+        mro = _type_getattr(cls, "__mro__")
+    except BaseException:
+        mro = (cls,)
+    for c in tuple.__iter__(mro) if type(mro) is tuple else (cls,):
+        real = _REAL_CLASSES.get(id(c))
+        if real is not None and real[1] is c:
+            names.append(real[0])
+            continue
+        try:
+            module = _type_getattr(c, "__module__")
+        except BaseException:
+            module = "?"
+        try:
+            qual = _type_getattr(c, "__qualname__")
+        except BaseException:
+            qual = "?"
+        module = module if type(module) is str else "?"
+        qual = qual if type(qual) is str else "?"
+        names.append(_text(module, 200) + "." + _text(qual, 200))
+    return names
+
+
+def _message(e):
+    try:
+        m = str(e)
+        if type(m) is not str:
+            m = _exc_str(e)
+    except BaseException:
+        try:
+            m = _exc_str(e)
+        except BaseException:
+            m = "<unprintable exception>"
+    return _text(m if type(m) is str else "<unprintable exception>")
+
+
+def _raised(e):
+    cls = type(e)
+    return {"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": _message(e)}
+
+
+def _containers(v, seen, keep, depth=0):
+    """ids of the list/dict objects reachable from v (through lists, tuples, dicts)."""
+    if depth > 200 or len(seen) > 1_000_000:
+        return
+    t = type(v)
+    if t is tuple:
+        for x in tuple.__iter__(v):
+            _containers(x, seen, keep, depth + 1)
+        return
+    if isinstance(v, list) or isinstance(v, dict):
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        keep.append(v)
+        if isinstance(v, list):
+            for x in list.__iter__(v):
+                _containers(x, seen, keep, depth + 1)
+        else:
+            for k, x in dict.items(v):
+                _containers(k, seen, keep, depth + 1)
+                _containers(x, seen, keep, depth + 1)
+
+
+def _shares(v, arg_ids, seen, depth=0):
+    if depth > 200:
+        return False
+    t = type(v)
+    if t is tuple:
+        return any(_shares(x, arg_ids, seen, depth + 1) for x in tuple.__iter__(v))
+    if isinstance(v, list) or isinstance(v, dict):
+        if id(v) in arg_ids:
+            return True
+        if id(v) in seen:
+            return False
+        seen.add(id(v))
+        if isinstance(v, list):
+            return any(_shares(x, arg_ids, seen, depth + 1) for x in list.__iter__(v))
+        return any(
+            _shares(k, arg_ids, seen, depth + 1) or _shares(x, arg_ids, seen, depth + 1)
+            for k, x in dict.items(v)
+        )
+    return False
+
+
+def _encode_args(args, kwargs):
+    return dumps(T.encode([args, kwargs]))
+
+
+def _run_case(mod_dict, case):
+    """One call; returns the outcome dict, or None for out-of-memory."""
+    fn = dict.get(mod_dict, case["f"])
+    if fn is None:
+        return {"kind": "missing"}
+    args = [T.decode(a) for a in case["a"]]
+    kwargs = {k: T.decode(v) for k, v in case["k"]}
+    before = _encode_args(args, kwargs)
+    arg_ids = set()
+    keep = []
+    _containers(args, arg_ids, keep)
+    _containers(kwargs, arg_ids, keep)
+    arg_ids.discard(id(args))
+    arg_ids.discard(id(kwargs))
+    pid = _getpid()
+    try:
+        result = fn(*args, **kwargs)
+    except MemoryError:
+        if _getpid() != pid:
+            _exit(0)
+        return None
+    except BaseException as e:
+        if _getpid() != pid:
+            _exit(0)
+        _setrecursionlimit(_RECURSION_LIMIT)
+        return _raised(e)
+    if _getpid() != pid:  # a process the student forked returned from the call
+        _exit(0)
+    _setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        value = T.encode(result)
+    except T.TooLarge:
+        _KEEP.append(result)  # freed by the process exit, not one object at a time
+        return {"kind": "output-too-large"}
+    except MemoryError:
+        return None
+    except BaseException:
+        value = {"$opaque": {"type": "object", "repr": "<could not be encoded>"}}
+    try:
+        shares = _shares(result, arg_ids, set())
+    except BaseException:
+        shares = True
+    try:
+        changed = _encode_args(args, kwargs) != before
+    except BaseException:
+        changed = True
+    return {"kind": "returned", "value": value, "shares_with_args": shares, "args_changed": changed}
+
+
+def _import_error(e, path):
+    line = None
+    if isinstance(e, SyntaxError):
+        line = e.lineno if type(e.lineno) is int else None
+    else:
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == path:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+    return {"kind": "import-error", "exc_type": _class_name(type(e)), "message": _message(e), "line": line}
+
+
+def _report(line):
+    _write_all(RESULT_FD, line.encode("utf-8") + b"\n")
+
+
+def _set_limits(limits):
+    for name, key in (
+        ("RLIMIT_AS", "as"),
+        ("RLIMIT_CPU", "cpu"),
+        ("RLIMIT_FSIZE", "fsize"),
+        ("RLIMIT_NOFILE", "nofile"),
+        ("RLIMIT_NPROC", "nproc"),
+        ("RLIMIT_CORE", "core"),
+    ):
+        value = limits.get(key)
+        if value is not None:
+            try:
+                resource.setrlimit(getattr(resource, name), (value, value))
+            except (ValueError, OSError):
+                pass
+
+
+def _drop_privileges():
+    uid = INIT.get("uid")
+    if uid is None:
+        return
+    gid = INIT.get("gid", uid)
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError("could not drop privileges")
+
+
+def _child(job, start, res_w, out_w, jobdir, attempt):
+    """Never returns: runs cases start.. and exits."""
+    try:
+        os.setsid()
+        fd3 = os.dup(res_w) if res_w != RESULT_FD else res_w
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        if fd3 != RESULT_FD:
+            os.dup2(fd3, RESULT_FD)
+        os.closerange(RESULT_FD + 1, 1 << 16)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _set_limits(INIT["limits"])
+        _drop_privileges()
+        os.umask(0o077)
+        os.makedirs(jobdir, mode=0o700, exist_ok=True)
+        here = os.path.join(jobdir, str(attempt))
+        os.mkdir(here, 0o700)
+        path = os.path.join(here, "main.py")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        _write_all(fd, bytes.fromhex(job["source_hex"]))
+        os.close(fd)
+        os.chdir(here)
+        sys.path.insert(0, here)
+        sys.dont_write_bytecode = True
+        sys.argv = [path]
+        sys.modules.pop("main", None)
+        try:
+            module = importlib.import_module("main")
+            mod_dict = _obj_getattr(module, "__dict__")
+            if type(mod_dict) is not dict:
+                raise ImportError("main has no module dictionary")
+        except MemoryError as e:
+            _report("E " + dumps(_import_error(e, path)))
+            _exit(0)
+        except BaseException as e:
+            if _getpid() != _PID[0]:
+                _exit(0)
+            _setrecursionlimit(_RECURSION_LIMIT)
+            _report("E " + dumps(_import_error(e, path)))
+            _exit(0)
+        if _getpid() != _PID[0]:
+            _exit(0)
+        _report("I")
+        cases = INIT["cases"]
+        for i in range(start, len(cases)):
+            outcome = _run_case(mod_dict, cases[i])
+            if outcome is None:
+                outcome = {"kind": "out-of-memory"}
+            text = dumps(outcome)
+            if len(text) > LINE_LIMIT - 64:
+                outcome = {"kind": "output-too-large"}
+                text = dumps(outcome)
+            _report("C %d %s" % (i, text))
+            if outcome["kind"] in ("out-of-memory", "output-too-large"):
+                # The heap may be huge: a fresh process is faster than freeing it.
+                _report("R")
+                _exit(0)
+        _report("D")
+        for f in (_stdout, _stderr):
+            try:
+                f.flush()
+            except BaseException:
+                pass
+    finally:
+        _exit(0)
+
+
+_PID = [0]
+_KEEP = []
+
+
+# ---------------------------------------------------------------------------
+# The supervisor: one per submission.
+# ---------------------------------------------------------------------------
+
+
+def _reap(cpid, jobdir):
+    """Kills the child's whole tree (whatever sessions it made) and removes
+    its scratch directory."""
+    if cpid is not None:
+        try:
+            os.killpg(cpid, signal.SIGKILL)
+        except OSError:
+            pass
+    uid = INIT.get("uid")
+    if uid is not None:
+        r = os.fork()
+        if r == 0:
+            try:
+                os.setgroups([])
+                os.setgid(INIT.get("gid", uid))
+                os.setuid(uid)
+                for _ in range(3):
+                    try:
+                        os.kill(-1, signal.SIGKILL)
+                    except OSError:
+                        break
+                if jobdir is not None:
+                    _rmtree(jobdir)
+            finally:
+                _exit(0)
+        os.waitpid(r, 0)
+    elif jobdir is not None:
+        _rmtree(jobdir)
+
+
+def _rmtree(path):
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+        try:
+            names = os.listdir(path)
+        except OSError:
+            names = []
+        for n in names:
+            _rmtree(os.path.join(path, n))
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _status_outcome(status):
+    if status is None:
+        return {"kind": "crashed", "exit_code": None, "signal": None}
+    if os.WIFSIGNALED(status):
+        return {"kind": "crashed", "exit_code": None, "signal": os.WTERMSIG(status)}
+    if os.WIFEXITED(status):
+        return {"kind": "crashed", "exit_code": os.WEXITSTATUS(status), "signal": None}
+    return {"kind": "crashed", "exit_code": None, "signal": None}
+
+
+class _Run:
+    """State of one submission's recording across children."""
+
+    def __init__(self, job):
+        self.job = job
+        self.n = len(INIT["cases"])
+        self.outcomes = [None] * self.n
+        self.output = bytearray()
+        self.output_total = 0
+        self.reply_bytes = 0
+        self.timeout = float(INIT["timeout"])
+        self.wall_end = _monotonic() + float(INIT["wall"])
+        self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
+
+    def take_output(self, data):
+        self.output_total += len(data)
+        room = OUTPUT_LIMIT - len(self.output)
+        if room > 0:
+            self.output += data[:room]
+
+    def fill(self, start, outcome):
+        for i in range(start, self.n):
+            if self.outcomes[i] is None:
+                self.outcomes[i] = dumps(outcome)
+
+    def run(self):
+        start = 0
+        attempt = 0
+        while start < self.n:
+            if _monotonic() >= self.wall_end:
+                self.fill(start, {"kind": "timeout", "seconds": self.timeout})
+                break
+            start = self.one_child(start, attempt)
+            attempt += 1
+
+    def one_child(self, start, attempt):
+        """Forks a child for cases start..; returns where the next child starts."""
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        _stdout.flush()
+        cpid = os.fork()
+        if cpid == 0:
+            _PID[0] = _getpid()
+            os.close(res_r)
+            os.close(out_r)
+            _child(self.job, start, res_w, out_w, self.jobdir, attempt)
+        os.close(res_w)
+        os.close(out_w)
+        os.set_blocking(res_r, False)
+        os.set_blocking(out_r, False)
+        try:
+            pidfd = os.pidfd_open(cpid)
+        except (AttributeError, OSError):
+            pidfd = None
+        st = {"pending": start, "imported": False, "finished": False, "bad": False, "all": False}
+        buf = bytearray()
+        deadline = min(_monotonic() + self.timeout, self.wall_end)
+        exited = False
+        status = None
+        failure = None
+        res_open = out_open = True
+        while True:
+            now = _monotonic()
+            if now >= deadline:
+                if not st["finished"]:
+                    failure = {"kind": "timeout", "seconds": self.timeout}
+                break
+            fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
+            if pidfd is not None:
+                fds.append(pidfd)
+            wait = deadline - now if pidfd is not None else min(deadline - now, 0.005)
+            ready = select.select(fds, [], [], wait)[0]
+            if out_r in ready:
+                data = self._read(out_r)
+                if data == b"":
+                    out_open = False
+                elif data:
+                    self.take_output(data)
+            if res_r in ready:
+                data = self._read(res_r)
+                if data == b"":
+                    res_open = False
+                elif data:
+                    buf += data
+                    if self.lines(buf, st):
+                        deadline = min(_monotonic() + (1.0 if st["finished"] else self.timeout), self.wall_end)
+            if pidfd is not None:
+                exited = pidfd in ready
+            else:
+                pid, status = os.waitpid(cpid, os.WNOHANG)
+                exited = pid == cpid
+            if st["bad"] or st["all"]:
+                break
+            if exited:
+                while True:  # what the child wrote before it ended
+                    data = self._read(res_r)
+                    if not data:
+                        break
+                    buf += data
+                self.lines(buf, st)
+                break
+        if pidfd is None and exited:
+            self._finish_child(cpid, None, res_r, out_r, reaped=True)
+        else:
+            status = self._finish_child(cpid, pidfd, res_r, out_r)
+        if st["all"]:
+            return self.n
+        if st["finished"] and not st["bad"]:
+            return st["pending"]
+        if st["bad"]:
+            failure = {"kind": "crashed", "exit_code": None, "signal": None}
+        elif failure is None:
+            failure = _status_outcome(status)
+        if not st["imported"]:
+            self.fill(start, failure)
+            return self.n
+        if st["pending"] < self.n:
+            self.outcomes[st["pending"]] = dumps(failure)
+        return st["pending"] + 1
+
+    @staticmethod
+    def _read(fd):
+        try:
+            return _read(fd, 1 << 20)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def lines(self, buf, st):
+        """Consumes the complete lines in buf; True when progress was made."""
+        progress = False
+        while not (st["finished"] or st["bad"] or st["all"]):
+            nl = buf.find(b"\n")
+            if nl < 0:
+                if len(buf) > LINE_LIMIT:
+                    st["bad"] = True
+                break
+            line = bytes(buf[:nl])
+            del buf[: nl + 1]
+            verdict = self.line(line, st["pending"], st["imported"])
+            progress = True
+            if verdict == "bad":
+                st["bad"] = True
+            elif verdict == "imported":
+                st["imported"] = True
+            elif verdict == "import-error":
+                st["all"] = True
+            elif verdict == "case":
+                st["pending"] += 1
+            else:
+                st["finished"] = True
+        return progress
+
+    def _finish_child(self, cpid, pidfd, res_r, out_r, reaped=False):
+        _reap(cpid, None)
+        status = None
+        if not reaped:
+            try:
+                _, status = os.waitpid(cpid, 0)
+            except ChildProcessError:
+                status = None
+        _reap_orphans(2.0)
+        # Whatever was still in the output pipe.
+        while True:
+            try:
+                data = _read(out_r, 1 << 20)
+            except OSError:
+                break
+            if not data:
+                break
+            self.take_output(data)
+        for fd in (res_r, out_r, pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        return status
+
+    def line(self, line, pending, imported):
+        """Judges one result line from the child."""
+        if line == b"I" and not imported:
+            return "imported"
+        if line == b"D" and imported:
+            return "done"
+        if line == b"R" and imported:
+            return "restart"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return "bad"
+        if text.startswith("E ") and not imported:
+            try:
+                obj = _loads(text[2:])
+            except Exception:
+                return "bad"
+            if type(obj) is not dict or obj.get("kind") != "import-error":
+                return "bad"
+            self.fill(0, obj)
+            return "import-error"
+        if text.startswith("C ") and imported:
+            head, _, body = text[2:].partition(" ")
+            if head != str(pending) or pending >= self.n:
+                return "bad"
+            try:
+                obj = _loads(body)
+            except Exception:
+                return "bad"
+            if type(obj) is not dict or type(obj.get("kind")) is not str:
+                return "bad"
+            if self.reply_bytes + len(body) > REPLY_LIMIT:
+                body = dumps({"kind": "output-too-large"})
+            self.reply_bytes += len(body)
+            self.outcomes[pending] = body
+            return "case"
+        return "bad"
+
+    def response(self):
+        outs = [o if o is not None else dumps({"kind": "crashed", "exit_code": None, "signal": None}) for o in self.outcomes]
+        output = bytes(self.output).decode("utf-8", "replace")
+        if self.output_total > len(self.output):
+            output += "\n[... %d more bytes of output cut]" % (self.output_total - len(self.output))
+        return '{"outcomes":[' + ",".join(outs) + '],"output":' + dumps(_text(output, OUTPUT_LIMIT + 100)) + "}"
+
+
+def _read_line(fd, one_byte=False):
+    buf = bytearray()
+    while True:
+        chunk = _read(fd, 1 if one_byte else 1 << 20)
+        if not chunk:
+            return None if not buf else bytes(buf)
+        buf += chunk
+        if buf.endswith(b"\n"):
+            return bytes(buf[:-1])
+
+
+def _supervisor():
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _become_subreaper()
+        line = _read_line(0)
+        if line is None:
+            _exit(1)
+        try:
+            job = _loads(line)
+            run = _Run(job)
+            run.run()
+            _reap(None, run.jobdir)
+            _reap_orphans(2.0)
+            answer = run.response()
+        except BaseException as e:
+            answer = dumps({"outcomes": [], "output": "", "error": _text("harness: %r" % (e,))})
+        _write_all(1, answer.encode("utf-8") + b"\n")
+    finally:
+        _exit(0)
+
+
+def _reap_orphans(wait_seconds=0.0):
+    """Collects dead descendants (this process is their subreaper), waiting up
+    to wait_seconds for killed ones to finish dying."""
+    end = _monotonic() + wait_seconds
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if _monotonic() >= end:
+                return
+            time.sleep(0.001)
+
+
+def _become_subreaper():
+    """Orphaned descendants (a student's double fork) are re-parented to this
+    process, so it can wait until they are really gone."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except BaseException:
+        pass
+
+
+def main():
+    global T, INIT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    line = _read_line(0)
+    if line is None:
+        return
+    INIT = _loads(line)
+    _become_subreaper()
+    T = types.ModuleType("autograder_tagged")
+    exec(compile(INIT.pop("tagged"), "tagged.py", "exec"), T.__dict__)
+    _shadow_builtins(T.__dict__)
+    for case in INIT["cases"]:  # fail now, not in a child, on a malformed case
+        [T.decode(a) for a in case["a"]]
+        [T.decode(v) for _, v in case["k"]]
+    _write_all(1, b'{"ready":true}\n')
+    while True:
+        cmd = _read_line(0, one_byte=True)
+        if cmd is None:
+            return
+        if cmd != b"job":
+            raise SystemExit("harness: unknown command %r" % cmd)
+        _stdout.flush()
+        spid = os.fork()
+        if spid == 0:
+            _supervisor()
+        os.waitpid(spid, 0)
+        _reap_orphans()
+
+
+main()

@@ -1,0 +1,272 @@
+//! One worker: a long-lived pre-forked harness process (the "zygote") that
+//! records one submission per request, talking JSON lines over its
+//! stdin/stdout.
+
+use super::format::CaseOutcome;
+use super::sandbox::{self, Isolation, Scratch, UidLease};
+use super::store::validate_outcome;
+use super::RecordError;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The harness, embedded in the binary.
+pub const HARNESS_PY: &str = include_str!("harness/harness.py");
+/// The Python half of the tagged-JSON codec, sent to the harness at start.
+pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
+
+/// Limits every child runs under.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub case_timeout: Duration,
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    pub file_bytes: u64,
+    pub open_files: u64,
+    pub processes: u64,
+}
+
+/// What a worker needs to start: the isolation, the limits and the cases'
+/// inputs (tagged JSON, never expected outcomes), shared by all workers.
+pub struct Setup {
+    pub isolation: Isolation,
+    pub limits: Limits,
+    /// `[{"f": function, "a": [args], "k": [[name, value]]}, ...]` as JSON text.
+    pub cases_json: String,
+    pub case_count: usize,
+}
+
+/// What the harness answered for one submission.
+pub struct Reply {
+    pub outcomes: Vec<CaseOutcome>,
+    pub output: String,
+}
+
+/// A running harness process.
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+    case_count: usize,
+    reply_limit: Duration,
+    // Dropped after the process is killed.
+    _scratch: Option<Scratch>,
+}
+
+const STDERR_TAIL: usize = 4096;
+
+impl Worker {
+    /// Starts the harness and waits until it has imported everything and
+    /// checked the cases.
+    pub fn start(setup: &Setup, lease: Option<&UidLease>) -> Result<Worker, RecordError> {
+        let uid = lease.map(|l| l.uid);
+        let scratch = match setup.isolation {
+            Isolation::Bwrap => None,
+            Isolation::Rlimits => Some(Scratch::create(uid)?),
+        };
+        let host_scratch = scratch
+            .as_ref()
+            .map(|s| s.path.clone())
+            .unwrap_or_else(std::env::temp_dir);
+        let (mut cmd, inner_scratch) = sandbox::harness_command(setup.isolation, &host_scratch);
+        cmd.arg("-c")
+            .arg(HARNESS_PY)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| RecordError::Sandbox(format!("cannot start the harness: {e}")))?;
+        let harness_err = |why: &str| RecordError::Harness(why.to_string());
+        let stdin = child.stdin.take().ok_or_else(|| harness_err("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| harness_err("no stdout"))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| harness_err("no stderr"))?;
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        spawn_stderr_reader(stderr, stderr_tail.clone());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) => return,
+                    Ok(_) => {
+                        if tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        let limits = &setup.limits;
+        let wall = limits.wall.as_secs_f64();
+        let head = serde_json::json!({
+            "uid": uid,
+            "gid": uid,
+            "scratch": inner_scratch.to_string_lossy(),
+            "timeout": limits.case_timeout.as_secs_f64(),
+            "wall": wall,
+            "limits": {
+                "as": limits.memory_bytes,
+                "cpu": wall.ceil() as u64 + 1,
+                "fsize": limits.file_bytes,
+                "nofile": limits.open_files,
+                "nproc": limits.processes,
+                "core": 0,
+            },
+            "tagged": TAGGED_PY,
+        });
+        let head = head.to_string();
+        let init = format!(
+            "{},\"cases\":{}}}\n",
+            &head[..head.len() - 1],
+            setup.cases_json
+        );
+        let mut worker = Worker {
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            case_count: setup.case_count,
+            reply_limit: limits.wall + Duration::from_secs(30),
+            _scratch: scratch,
+        };
+        worker.send(init.as_bytes())?;
+        let ready = worker.receive(Duration::from_secs(60))?;
+        if ready.trim() != "{\"ready\":true}" {
+            return Err(worker.failure("the harness did not start"));
+        }
+        Ok(worker)
+    }
+
+    fn send(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
+        let res = self.stdin.write_all(bytes).and_then(|_| self.stdin.flush());
+        res.map_err(|e| self.failure(&format!("cannot write to the harness: {e}")))
+    }
+
+    fn receive(&mut self, limit: Duration) -> Result<String, RecordError> {
+        match self.lines.recv_timeout(limit) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(self.failure(&format!("cannot read from the harness: {e}"))),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                Err(self.failure("the harness did not answer in time"))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.failure("the harness stopped")),
+        }
+    }
+
+    fn failure(&mut self, what: &str) -> RecordError {
+        // Give the stderr reader a moment to collect a dying harness's last words.
+        let status = match self.child.try_wait() {
+            Ok(Some(s)) => format!(" ({s})"),
+            _ => String::new(),
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self
+            .stderr_tail
+            .lock()
+            .map(|t| String::from_utf8_lossy(&t).trim().to_string())
+            .unwrap_or_default();
+        if tail.is_empty() {
+            RecordError::Harness(format!("{what}{status}"))
+        } else {
+            RecordError::Harness(format!("{what}{status}: {tail}"))
+        }
+    }
+
+    /// Whether the harness process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Records one submission's source; one outcome per case, in case order.
+    pub fn record(&mut self, source: &[u8]) -> Result<Reply, RecordError> {
+        let job = format!("job\n{{\"source_hex\":\"{}\"}}\n", hex::encode(source));
+        self.send(job.as_bytes())?;
+        let line = self.receive(self.reply_limit)?;
+        parse_reply(&line, self.case_count).map_err(RecordError::Harness)
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                return;
+            }
+            if let Ok(mut t) = tail.lock() {
+                t.extend_from_slice(&buf[..n]);
+                let excess = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..excess);
+            }
+        }
+    });
+}
+
+/// Parses the harness's answer. An outcome the harness could not vouch for
+/// (a student writing garbage into its own result channel) becomes `crashed`.
+fn parse_reply(line: &str, case_count: usize) -> Result<Reply, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Raw {
+        outcomes: Vec<serde_json::Value>,
+        output: String,
+        #[serde(default)]
+        error: Option<String>,
+    }
+    if super::store::nesting(line.as_bytes()) > 4096 {
+        return Err("the harness answered JSON nested too deep".into());
+    }
+    let mut de = serde_json::Deserializer::from_str(line);
+    de.disable_recursion_limit();
+    let raw: Raw = serde::Deserialize::deserialize(&mut de)
+        .map_err(|e| format!("the harness answered malformed JSON: {e}"))?;
+    if let Some(error) = raw.error {
+        return Err(error);
+    }
+    if raw.outcomes.len() != case_count {
+        return Err(format!(
+            "the harness answered {} outcomes for {case_count} cases",
+            raw.outcomes.len()
+        ));
+    }
+    let outcomes = raw
+        .outcomes
+        .into_iter()
+        .map(|v| {
+            serde_json::from_value::<CaseOutcome>(v)
+                .ok()
+                .filter(|o| validate_outcome(o).is_ok())
+                .unwrap_or(CaseOutcome::Crashed {
+                    exit_code: None,
+                    signal: None,
+                })
+        })
+        .collect();
+    Ok(Reply {
+        outcomes,
+        output: raw.output,
+    })
+}

@@ -1,0 +1,219 @@
+//! Hostile submissions end with the right per-case outcome while their other
+//! cases, and every other submission, record normally. Run under both
+//! isolation modes.
+
+mod record_support;
+
+use autograder::record::format::CaseOutcome;
+use autograder::record::IsolationChoice;
+use record_support::*;
+use serde_json::json;
+use std::sync::Mutex;
+
+/// The two modes run one after the other: the double-fork check looks for
+/// leftover processes machine-wide.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const TIMEOUT_SECS: u64 = 2;
+
+fn processes_named(name: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            if let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) {
+                if comm.trim() == name {
+                    found.push(entry.file_name().to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    found
+}
+
+fn check_hostile(isolation: IsolationChoice) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let bwrap = isolation == IsolationChoice::Bwrap;
+    let other_main = fixtures().join("echo/main.py");
+    let corpus_file = fixtures().join(".corpus/course.toml");
+    let corpus = hostile_corpus(&other_main, &corpus_file);
+    let subs = hostile_submissions();
+    assert_eq!(subs.len(), 19, "every fixture is discovered");
+    let work = tempfile::tempdir().unwrap();
+    let results = record(
+        &corpus,
+        &subs,
+        &options(work.path(), 2, TIMEOUT_SECS),
+        isolation,
+    );
+    assert_eq!(results.len(), subs.len());
+    let iso = if bwrap { "bwrap" } else { "rlimits" };
+
+    // Every fixture but the syntax error answers the normal cases normally.
+    for r in &results {
+        let rec = recording(&results, &r.id);
+        assert_eq!(rec.isolation, iso);
+        assert_eq!(rec.outcomes.len(), corpus.cases.len(), "{}", r.id);
+        if r.id == "syntax-error" {
+            continue;
+        }
+        assert_eq!(
+            outcome(rec, "parse_contract_json/before"),
+            &echo("before"),
+            "{}",
+            r.id
+        );
+        assert_eq!(
+            outcome(rec, "parse_contract_json/after"),
+            &echo("after"),
+            "{}",
+            r.id
+        );
+        if r.id != "echo" {
+            assert_eq!(
+                outcome(rec, "validate_tool_call/echo"),
+                &CaseOutcome::Missing,
+                "{}",
+                r.id
+            );
+        }
+        if r.id != "read-files" {
+            assert_eq!(
+                outcome(rec, "read_file/corpus"),
+                &CaseOutcome::Missing,
+                "{}",
+                r.id
+            );
+        }
+        // The recording file is where the work dir says.
+        assert!(autograder::record::recording_path(work.path(), &r.id).is_file());
+    }
+    let hostile =
+        |id: &str| outcome(recording(&results, id), "parse_contract_json/hostile").clone();
+
+    assert_eq!(hostile("echo"), echo("boom"));
+    let echo_rec = recording(&results, "echo");
+    assert_eq!(
+        outcome(echo_rec, "validate_tool_call/echo"),
+        &CaseOutcome::Returned {
+            value: json!({"id": "c1", "n": 2}),
+            shares_with_args: false,
+            args_changed: false
+        }
+    );
+    let timeout = CaseOutcome::Timeout {
+        seconds: TIMEOUT_SECS as f64,
+    };
+    assert_eq!(hostile("infinite-loop"), timeout);
+    assert_eq!(
+        hostile("os-exit"),
+        CaseOutcome::Crashed {
+            exit_code: Some(3),
+            signal: None
+        }
+    );
+    for id in ["sys-exit", "raise-systemexit"] {
+        let o = hostile(id);
+        let (class, mro) = raised(&o);
+        assert_eq!(class, "SystemExit", "{id}");
+        assert_eq!(mro, ["SystemExit", "BaseException", "object"], "{id}");
+    }
+    match hostile("raise-systemexit") {
+        CaseOutcome::Raised { message, .. } => assert_eq!(message, "leaving"),
+        other => panic!("{other:?}"),
+    }
+    let o = hostile("keyboard-interrupt");
+    assert_eq!(
+        raised(&o).1,
+        ["KeyboardInterrupt", "BaseException", "object"]
+    );
+    assert_eq!(hostile("memory-bomb"), CaseOutcome::OutOfMemory);
+    assert_eq!(hostile("fork-bomb"), timeout);
+    assert_eq!(hostile("double-fork"), echo("forked"));
+    assert_eq!(
+        processes_named("agdoublefork"),
+        Vec::<String>::new(),
+        "the double-forked grandchild outlived its recording"
+    );
+    let printed = recording(&results, "print-100mb");
+    assert_eq!(hostile("print-100mb"), echo("printed"));
+    assert!(
+        printed.output.starts_with("hello from before\n"),
+        "{:?}",
+        &printed.output[..40]
+    );
+    assert!(printed.output.len() < 100_000, "output is capped");
+    assert!(printed.output.contains("more bytes of output cut"));
+    let o = hostile("write-1gb");
+    let (class, _) = raised(&o);
+    assert_eq!(class, "OSError");
+    if bwrap {
+        let o = hostile("socket");
+        assert!(raised(&o).1.contains(&"OSError".to_string()), "{o:?}");
+    } else {
+        assert!(matches!(
+            hostile("socket"),
+            CaseOutcome::Raised { .. } | CaseOutcome::Returned { .. }
+        ));
+    }
+    let reader = recording(&results, "read-files");
+    assert_eq!(hostile("read-files"), echo("boom"));
+    for case in ["read_file/other-main", "read_file/corpus"] {
+        let o = outcome(reader, case);
+        if bwrap {
+            let (class, mro) = raised(o);
+            assert_eq!(class, "FileNotFoundError", "{case}");
+            assert!(mro.contains(&"OSError".to_string()));
+        } else {
+            // rlimits does not hide world-readable files: documented.
+            assert!(matches!(
+                o,
+                CaseOutcome::Returned { .. } | CaseOutcome::Raised { .. }
+            ));
+        }
+    }
+    assert_eq!(hostile("monkeypatch"), echo("boom"));
+    assert_eq!(
+        hostile("self-reference"),
+        CaseOutcome::Returned {
+            value: json!([1, {"$opaque": {"type": "list", "repr": "<cycle>"}}]),
+            shares_with_args: false,
+            args_changed: false
+        }
+    );
+    assert_eq!(hostile("huge-list"), CaseOutcome::OutputTooLarge);
+    match hostile("eq-always-true") {
+        CaseOutcome::Returned { value, .. } => {
+            assert_eq!(value["$opaque"]["type"], json!("Anything"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let broken = recording(&results, "syntax-error");
+    for (case, o) in &broken.outcomes {
+        match o {
+            CaseOutcome::ImportError { exc_type, line, .. } => {
+                assert_eq!(exc_type, "SyntaxError", "{case}");
+                assert_eq!(*line, Some(5), "{case}");
+            }
+            other => panic!("{case}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        outcome(
+            recording(&results, "missing-functions"),
+            "validate_tool_call/echo"
+        ),
+        &CaseOutcome::Missing
+    );
+}
+
+#[test]
+fn hostile_fixtures_under_rlimits() {
+    check_hostile(IsolationChoice::Rlimits);
+}
+
+#[test]
+fn hostile_fixtures_under_bwrap() {
+    if bwrap_or_skip("hostile_fixtures_under_bwrap") {
+        check_hostile(IsolationChoice::Bwrap);
+    }
+}

@@ -1,0 +1,215 @@
+//! Discovery, caching, shipped recordings and recording-file validation.
+
+mod record_support;
+
+use autograder::record::format::{CaseOutcome, RECORDING_FORMAT};
+use autograder::record::{
+    discover, read_recording, recording_path, IsolationChoice, RecordError, SubmissionSource,
+};
+use autograder::value::PyValue;
+use record_support::*;
+use std::fs;
+
+fn small_corpus() -> autograder::corpus::Corpus {
+    corpus(vec![
+        case("parse_contract_json", "a", vec![PyValue::str("a")]),
+        case("parse_contract_json", "b", vec![PyValue::str("b")]),
+    ])
+}
+
+fn write(path: &std::path::Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+const ECHO: &str = "def parse_contract_json(text):\n    return {'echo': text}\n";
+
+#[test]
+fn discover_finds_nested_submissions_sorted_and_skips_links_and_hidden() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(&r.join("b/main.py"), ECHO);
+    write(&r.join("a/main.py"), ECHO);
+    write(&r.join("group/c/recording.json"), "{}");
+    write(&r.join(".autograder/x/main.py"), ECHO);
+    write(&r.join("notes/readme.txt"), "no submission here");
+    std::os::unix::fs::symlink("/etc", r.join("linked")).unwrap();
+    fs::create_dir_all(r.join("evil")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", r.join("evil/main.py")).unwrap();
+    let subs = discover(r).unwrap();
+    let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "group/c"]);
+    assert!(matches!(subs[2].source, SubmissionSource::Recording(_)));
+    // One submission folder given directly.
+    let one = discover(&r.join("a")).unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].id, "a");
+    assert!(matches!(
+        discover(&r.join("a/main.py")),
+        Err(RecordError::NotAFolder(_))
+    ));
+}
+
+#[test]
+fn a_recording_is_reused_until_source_changes_and_no_cache_redoes_it() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(&root.path().join("s/main.py"), ECHO);
+    let corpus = small_corpus();
+    let subs = discover(root.path()).unwrap();
+    let mut opts = options(work.path(), 1, 2);
+    opts.use_cache = true;
+    let first = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+    let rec = recording(&first, "s").clone();
+    assert_eq!(outcome(&rec, "parse_contract_json/a"), &echo("a"));
+    // Mark the stored file: a reuse keeps the mark, a new recording does not.
+    let path = recording_path(work.path(), "s");
+    let mut marked = rec.clone();
+    marked.output = "MARK".into();
+    autograder::record::write_recording(&path, &marked).unwrap();
+    let again = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+    assert_eq!(recording(&again, "s").output, "MARK");
+    opts.use_cache = false;
+    let fresh = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+    assert_eq!(recording(&fresh, "s").output, "");
+    // A changed source is recorded again even with the cache on.
+    autograder::record::write_recording(&path, &marked).unwrap();
+    write(
+        &root.path().join("s/main.py"),
+        "def parse_contract_json(text):\n    return [text]\n",
+    );
+    opts.use_cache = true;
+    let changed = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+    let rec = recording(&changed, "s");
+    assert_eq!(rec.output, "");
+    assert!(
+        matches!(outcome(rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value == &serde_json::json!(["b"]))
+    );
+}
+
+#[test]
+fn a_shipped_recording_is_read_not_run() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let shipped = serde_json::json!({
+        "format": RECORDING_FORMAT,
+        "submission": "browser",
+        "corpus_fingerprint": "test-2",
+        "harness": "pyodide-runner/1",
+        "isolation": "browser",
+        "outcomes": {
+            "parse_contract_json/a": {"kind": "returned", "value": {"$tuple": [1]}, "shares_with_args": false, "args_changed": false},
+            "parse_contract_json/b": {"kind": "timeout", "seconds": 2.0}
+        }
+    });
+    write(
+        &root.path().join("browser/recording.json"),
+        &shipped.to_string(),
+    );
+    let subs = discover(root.path()).unwrap();
+    let got = record(
+        &small_corpus(),
+        &subs,
+        &options(work.path(), 1, 2),
+        IsolationChoice::Rlimits,
+    );
+    let rec = recording(&got, "browser");
+    assert_eq!(rec.isolation, "browser");
+    assert_eq!(
+        outcome(rec, "parse_contract_json/b"),
+        &CaseOutcome::Timeout { seconds: 2.0 }
+    );
+}
+
+#[test]
+fn read_recording_refuses_bad_files_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |name: &str, text: &str, needle: &str| {
+        let p = dir.path().join(name);
+        fs::write(&p, text).unwrap();
+        let err = read_recording(&p).expect_err(name).to_string();
+        assert!(err.contains(needle), "{name}: {err}");
+    };
+    let base = |outcomes: &str, format: &str| {
+        format!(
+            r#"{{"format":"{format}","submission":"s","corpus_fingerprint":"f","harness":"h","isolation":"i","outcomes":{outcomes}}}"#
+        )
+    };
+    check(
+        "version.json",
+        &base("{}", "autograder-recording/99"),
+        "not supported",
+    );
+    check(
+        "kind.json",
+        &base(r#"{"a/b":{"kind":"exploded"}}"#, RECORDING_FORMAT),
+        "not a valid recording",
+    );
+    check(
+        "tagged.json",
+        &base(
+            r#"{"a/b":{"kind":"returned","value":{"$bogus":1},"shares_with_args":false,"args_changed":false}}"#,
+            RECORDING_FORMAT,
+        ),
+        "a/b",
+    );
+    check(
+        "deep.json",
+        &format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        "nested deeper",
+    );
+    check("garbage.json", "not json", "not valid JSON");
+    let big = dir.path().join("big.json");
+    let f = fs::File::create(&big).unwrap();
+    f.set_len(33 * 1024 * 1024).unwrap();
+    assert!(read_recording(&big)
+        .unwrap_err()
+        .to_string()
+        .contains("limit"));
+}
+
+#[test]
+fn the_model_solution_records_values_and_value_errors() {
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/model-solution");
+    if !model.join("main.py").is_file() {
+        eprintln!("skipping: no submissions/model-solution/main.py");
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let corpus = corpus(vec![
+        case(
+            "parse_contract_json",
+            "object",
+            vec![PyValue::str("{\"a\": [1, 2.5, null]}")],
+        ),
+        case(
+            "parse_contract_json",
+            "nan",
+            vec![PyValue::str("{\"a\": NaN}")],
+        ),
+        case("parse_contract_json", "not-text", vec![PyValue::int(5)]),
+    ]);
+    let subs = discover(&model).unwrap();
+    let got = record(
+        &corpus,
+        &subs,
+        &options(work.path(), 1, 5),
+        IsolationChoice::Auto,
+    );
+    let rec = recording(&got, "model-solution");
+    assert_eq!(
+        outcome(rec, "parse_contract_json/object"),
+        &CaseOutcome::Returned {
+            value: serde_json::json!({"a": [1, 2.5, null]}),
+            shares_with_args: false,
+            args_changed: false
+        }
+    );
+    for case in ["parse_contract_json/nan", "parse_contract_json/not-text"] {
+        let o = outcome(rec, case);
+        assert!(
+            raised(o).1.contains(&"ValueError".to_string()),
+            "{case}: {o:?}"
+        );
+    }
+}
