@@ -37,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         anyhow::bail!("--case-timeout must be a number of seconds between 0 and 3600");
     }
     let isolation: IsolationChoice = args.isolation.parse().map_err(anyhow::Error::msg)?;
-    let corpus = load_corpus(&args.cases)
+    let corpus = crate::corpus::load(&args.cases)
         .with_context(|| format!("cannot load the cases in {}", args.cases.display()))?;
     let submissions = record::discover(&args.path)?;
     if submissions.is_empty() {
@@ -72,30 +72,33 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(crate::cli::EXIT_OK)
 }
 
-/// Until the corpus loader lands on main.
-fn load_corpus(dir: &std::path::Path) -> anyhow::Result<crate::corpus::Corpus> {
-    anyhow::bail!("the corpus loader is not available yet ({})", dir.display())
-}
-
 /// One line: how the cases ended, by kind.
 fn summary(rec: &record::format::Recording) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
+    const KINDS: [&str; 8] = [
+        "returned",
+        "raised",
+        "output-too-large",
+        "timeout",
+        "crashed",
+        "out-of-memory",
+        "missing",
+        "import-error",
+    ];
+    let mut counts = KINDS.map(|k| (k, 0usize));
     for o in rec.outcomes.values() {
-        let kind = match o {
-            CaseOutcome::Returned { .. } => "returned",
-            CaseOutcome::Raised { .. } => "raised",
-            CaseOutcome::OutputTooLarge => "output-too-large",
-            CaseOutcome::Timeout { .. } => "timeout",
-            CaseOutcome::Crashed { .. } => "crashed",
-            CaseOutcome::OutOfMemory => "out-of-memory",
-            CaseOutcome::Missing => "missing",
-            CaseOutcome::ImportError { .. } => "import-error",
+        let i = match o {
+            CaseOutcome::Returned { .. } => 0,
+            CaseOutcome::Raised { .. } => 1,
+            CaseOutcome::OutputTooLarge => 2,
+            CaseOutcome::Timeout { .. } => 3,
+            CaseOutcome::Crashed { .. } => 4,
+            CaseOutcome::OutOfMemory => 5,
+            CaseOutcome::Missing => 6,
+            CaseOutcome::ImportError { .. } => 7,
         };
-        match counts.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((kind, 1)),
-        }
+        counts[i].1 += 1;
     }
+    let counts: Vec<_> = counts.into_iter().filter(|(_, n)| *n > 0).collect();
     let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     format!(
         "{} cases: {} [{}]",
