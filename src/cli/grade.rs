@@ -4,7 +4,7 @@
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
-use crate::record::format::Recording;
+use crate::record::{self, format::Recording, RecordOptions};
 use crate::report;
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -73,8 +73,8 @@ enum AudienceArg {
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && x <= 86_400.0 => Ok(x),
-        _ => Err(format!("{s:?} is not a number of seconds in (0, 86400]")),
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 3600.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds in (0, 3600]")),
     }
 }
 
@@ -178,10 +178,7 @@ fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// Loads the case corpus.
 fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
-    bail!(
-        "cannot load the cases in {}: the corpus loader is not available yet",
-        dir.display()
-    )
+    crate::corpus::load(dir).with_context(|| format!("cannot load the cases in {}", dir.display()))
 }
 
 /// Finds the submissions under PATH and records (or reuses) each one's outcomes.
@@ -189,14 +186,29 @@ fn record(
     corpus: &Corpus,
     args: &Options,
 ) -> anyhow::Result<Vec<(String, Result<Recording, String>)>> {
-    let _ = (
-        corpus,
-        Duration::from_secs_f64(args.case_timeout),
-        args.no_cache,
-        &args.work_dir,
-    );
-    bail!(
-        "cannot record {}: the recorder is not available yet",
-        args.path.display()
-    )
+    let submissions = record::discover(&args.path)?;
+    if submissions.is_empty() {
+        bail!(
+            "no submissions under {} (folders with main.py or recording.json)",
+            args.path.display()
+        );
+    }
+    if args.gradescope.is_some() && submissions.len() != 1 {
+        bail!(
+            "--gradescope grades one submission, but {} holds {}",
+            args.path.display(),
+            submissions.len()
+        );
+    }
+    let opts = RecordOptions {
+        jobs: args.jobs,
+        case_timeout: Duration::from_secs_f64(args.case_timeout),
+        work_dir: args.work_dir.clone(),
+        use_cache: !args.no_cache,
+        show_progress: !args.quiet,
+    };
+    Ok(record::record_all(corpus, &submissions, &opts)
+        .into_iter()
+        .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
+        .collect())
 }
