@@ -38,10 +38,25 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
     Failure {
         reason: verdict.reason.clone().unwrap_or_default(),
         brief: verdict.brief.clone().unwrap_or_default(),
-        call: Some(cut(&case.call, CALL_CHARS)),
+        call: Some(call_text(case)),
         expected: Some(cut(&expected_text(expected), VALUE_CHARS)),
         got: verdict.got.as_deref().map(|g| cut(g, VALUE_CHARS)),
         diff,
+    }
+}
+
+/// The call as Python: with every argument's value spelled out when that
+/// fits in [`CALL_CHARS`] (a case may name `[let]` values the reader never
+/// sees), else the call as the case file writes it (`'x' * 5000` stays
+/// short), cut.
+pub fn call_text(case: &Case) -> String {
+    let mut parts: Vec<String> = case.args.iter().map(repr).collect();
+    parts.extend(case.kwargs.iter().map(|(k, v)| format!("{k}={}", repr(v))));
+    let spelled = format!("{}({})", case.checkpoint, parts.join(", "));
+    if spelled.chars().count() <= CALL_CHARS {
+        spelled
+    } else {
+        cut(&case.call, CALL_CHARS)
     }
 }
 
@@ -83,6 +98,37 @@ fn first_lines(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn case(call: &str, args: Vec<crate::value::PyValue>) -> Case {
+        Case {
+            id: "parse_contract_json/c".into(),
+            name: "c".into(),
+            lesson: "json-contract".into(),
+            checkpoint: "parse_contract_json".into(),
+            call: call.into(),
+            args,
+            kwargs: vec![],
+            tags: vec!["valid".into()],
+            visibility: crate::corpus::Visibility::Visible,
+            weight: 1,
+            expect: None,
+            note: None,
+            file: "x.toml".into(),
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn calls_spell_out_let_names_when_short() {
+        use crate::value::PyValue;
+        let c = case("parse_contract_json(doc)", vec![PyValue::str("{}")]);
+        assert_eq!(call_text(&c), "parse_contract_json('{}')");
+        let c = case(
+            "parse_contract_json('x' * 5000)",
+            vec![PyValue::str(&"x".repeat(5000))],
+        );
+        assert_eq!(call_text(&c), "parse_contract_json('x' * 5000)");
+    }
 
     #[test]
     fn diff_marks_changed_lines() {
