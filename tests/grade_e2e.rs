@@ -304,3 +304,97 @@ fn the_main_command_grades_the_bundled_submissions() {
         );
     }
 }
+
+#[test]
+fn students_do_not_see_hidden_inputs_through_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    let mut rec = perfect_recording("leaky");
+    // The hidden case returns a value derived from its input.
+    rec.outcomes.insert(
+        "parse_contract_json/nan".into(),
+        CaseOutcome::Returned {
+            value: serde_json::json!({"a": {"$float": "nan"}}),
+            shares_with_args: false,
+            args_changed: false,
+        },
+    );
+    ship_recording(&subs, &rec);
+    let work = tmp.path().join("work");
+    let json = tmp.path().join("r.json");
+    let md = tmp.path().join("s.md");
+    let out = grade(
+        &subs,
+        &work,
+        &[
+            "--audience",
+            "student",
+            "--json",
+            json.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["audience"], "student");
+    let f = &v["submissions"][0]["checkpoints"][0]["failures"][0];
+    assert_eq!(f["case"], "nan");
+    assert_eq!(
+        f["reason"],
+        "a hidden case failed: expected ValueError, got a return value"
+    );
+    for key in ["call", "expected", "got", "diff"] {
+        assert!(f[key].is_null(), "{key} leaks: {}", f[key]);
+    }
+    for text in [
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        std::fs::read_to_string(&md).unwrap(),
+    ] {
+        assert!(text.contains("a hidden case failed"), "{text}");
+        assert!(!text.contains("NaN") && !text.contains("nan}"), "{text}");
+    }
+    // Instructors see it all.
+    let out = grade(&subs, &work, &["--json", json.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let f = &v["submissions"][0]["checkpoints"][0]["failures"][0];
+    assert_eq!(f["call"], "parse_contract_json('{\"a\": NaN}')");
+    assert_eq!(f["got"], "{'a': nan}");
+}
+
+#[test]
+fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
+    // Recorded from main.py in the sandbox each time (fresh work dirs).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2"] {
+        let files = ["r.json", "g.csv", "j.xml"].map(|f| tmp.path().join(format!("{jobs}-{f}")));
+        let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+            .current_dir(root)
+            .args(["grade", "--quiet", "--jobs", jobs, "--work-dir"])
+            .arg(tmp.path().join(format!("work{jobs}")))
+            .arg("--json")
+            .arg(&files[0])
+            .arg("--csv")
+            .arg(&files[1])
+            .arg("--junit")
+            .arg(&files[2])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outputs.push(files.map(|f| std::fs::read(f).unwrap()));
+    }
+    for (i, name) in ["json", "csv", "junit"].iter().enumerate() {
+        assert!(
+            outputs[0][i] == outputs[1][i],
+            "{name} differs between --jobs 1 and --jobs 2"
+        );
+    }
+}
