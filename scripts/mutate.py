@@ -32,28 +32,54 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SOURCE = os.path.join(ROOT, "submissions", "model-solution", "main.py")
 DEFAULT_EQUIVALENT = os.path.join(ROOT, "tests", "fixtures", "mutation", "equivalent.json")
 
-# Solution-specific rewrites a generic AST operator cannot express; each is
-# skipped when its text does not occur in the source.
+# Solution-specific rewrites a generic AST operator cannot express, as
+# (operator, old text, new text); each is skipped when its text does not occur.
 TEXT_RULES = [
-    ("return-input-evidence", r'\{"start": start, "end": end, "text": quote\}', "evidence"),
-    ("arrival-order", r"for cid in names\]", "for cid in answers]"),
-    ("arrival-order", r"for cid in names\)", "for cid in answers)"),
+    # The caller's own evidence dict inside the new ticket.
+    ("return-input-evidence", '{"start": start, "end": end, "text": quote}', "evidence"),
+    # Results in arrival order instead of call order.
+    ("arrival-order", "for cid in names]", "for cid in answers]"),
     # The quote located with str.find: a quote that also occurs earlier fails.
-    ("find-quote", r"quote != source\[start:end\]", "source.find(quote) != start or len(quote) != end - start"),
+    ("find-quote", "quote != source[start:end]", "source.find(quote) != start or len(quote) != end - start"),
     # Labels compared case-insensitively.
-    ("label-lower", r"label not in LABELS", "label.lower() not in LABELS"),
+    ("label-lower", "label not in LABELS", "label.lower() not in LABELS"),
+    # Labels looked up in a set without a type check: a list label raises TypeError.
+    ("label-set", "not isinstance(label, str) or label not in LABELS", "label not in set(LABELS)"),
+    # Tool names looked up in a dict without a type check.
+    (
+        "name-dict",
+        'not isinstance(name, str) or name not in ("multiply", "stock")',
+        'name not in {"multiply": 1, "stock": 2}',
+    ),
     # The ticket id compared as text: 1 passes for "1".
-    ("id-as-text", r'value\["id"\] != request_id', 'str(value["id"]) != request_id'),
+    ("id-as-text", 'value["id"] != request_id', 'str(value["id"]) != request_id'),
     # Only the product is bounded, not each factor.
     (
         "product-only",
-        r'all\(_exact_int\(arguments\[k\], MAX_FACTOR\) for k in \("x", "y"\)\)',
-        '(all(type(arguments[k]) is int for k in ("x", "y")) and abs(arguments["x"] * arguments["y"]) <= MAX_PRODUCT)',
+        'all(_exact_int(arguments[k], MAX_FACTOR) for k in ("x", "y"))',
+        '(all(type(arguments[k]) is int for k in ("x", "y"))'
+        ' and abs(arguments["x"] * arguments["y"]) <= MAX_PRODUCT)',
     ),
     # Only objects are walked: arrays are neither counted nor searched.
-    ("skip-arrays", r"value\.values\(\) if isinstance\(value, dict\) else value", "value.values() if isinstance(value, dict) else []"),
+    (
+        "skip-arrays",
+        "value.values() if isinstance(value, dict) else value",
+        "value.values() if isinstance(value, dict) else []",
+    ),
+    # Depth also measured by counting bracket characters in the raw text,
+    # brackets inside strings included.
+    (
+        "text-depth",
+        "    _check_tree(value, 1)\n",
+        "    _check_tree(value, 1)\n"
+        "    _d = 0\n"
+        "    for _ch in text:\n"
+        "        _d += (_ch in '[{') - (_ch in ']}')\n"
+        "        if _d > MAX_DEPTH:\n"
+        "            raise ValueError('too deep')\n",
+    ),
     # The calls are trusted: only their ids and names are read.
-    ("trust-calls", r"checked = validate_tool_call\(call\)", "checked = call"),
+    ("trust-calls", "checked = validate_tool_call(call)", "checked = call"),
 ]
 
 
@@ -458,9 +484,11 @@ def op_defaults(src, tree, parents):
 
 
 def op_text_rules(src, tree, parents):
-    for op, pattern, repl in TEXT_RULES:
-        for m in re.finditer(pattern, src.text):
-            yield op, src.replace_range(m.start(), m.end(), repl)
+    for op, old, new in TEXT_RULES:
+        start = src.text.find(old)
+        while start != -1:
+            yield op, src.replace_range(start, start + len(old), new)
+            start = src.text.find(old, start + 1)
 
 
 OPERATORS = [
