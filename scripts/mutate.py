@@ -80,6 +80,16 @@ TEXT_RULES = [
     ),
     # The calls are trusted: only their ids and names are read.
     ("trust-calls", "checked = validate_tool_call(call)", "checked = call"),
+    # Labels matched as substrings of one string.
+    ("label-substring", "label not in LABELS", 'label not in " ".join(LABELS)'),
+    # evidence None accepted for every label.
+    ("evidence-none-any-label", 'if label == "onduidelijk":', 'if label == "onduidelijk" or evidence is None:'),
+    # Keys checked after parsing, on the root object only (two edits).
+    (
+        "keys-top-only",
+        ('key.encode("utf-8")  #', '        raise ValueError("the JSON value must be an object")\n'),
+        ('pass  #', '        raise ValueError("the JSON value must be an object")\n    for k in value:\n        k.encode("utf-8")\n'),
+    ),
 ]
 
 
@@ -230,6 +240,16 @@ def op_regex(src, tree, parents):
                 delta = len(new_pat) - len(seg)
                 text = text[: before + delta] + text[fe + delta :]
             yield "unicode-word", text
+        if "0-9" in seg:
+            # \d without re.ASCII: Unicode digits pass.
+            text = src.replace(pat, seg.replace("0-9", "\\d"))
+            if ascii_flag:
+                f = ascii_flag[0]
+                delta = len(seg.replace("0-9", "\\d")) - len(seg)
+                fs, fe = src.span(f)
+                before = src.text.rfind(",", 0, fs)
+                text = text[: before + delta] + text[fe + delta :]
+            yield "unicode-digit", text
         if "a-zA-Z" in seg:
             # [a-z...] with re.IGNORECASE instead of re.ASCII: Unicode case
             # folding lets the Kelvin sign match k.
@@ -485,6 +505,14 @@ def op_defaults(src, tree, parents):
 
 def op_text_rules(src, tree, parents):
     for op, old, new in TEXT_RULES:
+        if isinstance(old, tuple):
+            # Several edits, each at the first place its text occurs.
+            text = src.text
+            if all(o in text for o in old):
+                for o, n in zip(old, new):
+                    text = text.replace(o, n, 1)
+                yield op, text
+            continue
         start = src.text.find(old)
         while start != -1:
             yield op, src.replace_range(start, start + len(old), new)
