@@ -221,7 +221,7 @@ fn reports_are_identical_whatever_jobs_is() {
     let mut outputs = Vec::new();
     for jobs in ["1", "2"] {
         let dir = tmp.path().join(format!("jobs{jobs}"));
-        let files = ["r.json", "g.csv", "j.xml", "s.md"].map(|f| dir.join(f));
+        let files = ["r.json", "g.csv", "j.xml", "s.md", "d.html"].map(|f| dir.join(f));
         let out = grade(
             &subs,
             &tmp.path().join(format!("work{jobs}")),
@@ -236,6 +236,8 @@ fn reports_are_identical_whatever_jobs_is() {
                 files[2].to_str().unwrap(),
                 "--markdown",
                 files[3].to_str().unwrap(),
+                "--html",
+                files[4].to_str().unwrap(),
             ],
         );
         assert_eq!(
@@ -248,7 +250,7 @@ fn reports_are_identical_whatever_jobs_is() {
         all.push(out.stdout);
         outputs.push(all);
     }
-    for (i, name) in ["json", "csv", "junit", "markdown", "stdout"]
+    for (i, name) in ["json", "csv", "junit", "markdown", "html", "stdout"]
         .iter()
         .enumerate()
     {
@@ -370,7 +372,8 @@ fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
     for jobs in ["1", "2"] {
-        let files = ["r.json", "g.csv", "j.xml"].map(|f| tmp.path().join(format!("{jobs}-{f}")));
+        let files =
+            ["r.json", "g.csv", "j.xml", "d.html"].map(|f| tmp.path().join(format!("{jobs}-{f}")));
         let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
             .current_dir(root)
             .args(["grade", "--quiet", "--jobs", jobs, "--work-dir"])
@@ -381,6 +384,8 @@ fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
             .arg(&files[1])
             .arg("--junit")
             .arg(&files[2])
+            .arg("--html")
+            .arg(&files[3])
             .output()
             .unwrap();
         assert_eq!(
@@ -391,7 +396,7 @@ fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
         );
         outputs.push(files.map(|f| std::fs::read(f).unwrap()));
     }
-    for (i, name) in ["json", "csv", "junit"].iter().enumerate() {
+    for (i, name) in ["json", "csv", "junit", "html"].iter().enumerate() {
         assert!(
             outputs[0][i] == outputs[1][i],
             "{name} differs between --jobs 1 and --jobs 2"

@@ -3,7 +3,7 @@
 
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
-use crate::grade::{self, Audience};
+use crate::grade::{self, Audience, GradeRun};
 use crate::record::{self, format::Recording, RecordOptions};
 use crate::report;
 use anyhow::{bail, Context};
@@ -56,6 +56,13 @@ struct Options {
     /// Write a Markdown summary (e.g. for a CI step summary).
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Write a self-contained HTML course dashboard (charts, heatmap, failures).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Grade only the K-th of N slices of the submissions (sorted by id,
+    /// every N-th from the K-th); join the shards' --json with `merge`.
+    #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
+    shard: Option<Shard>,
     /// Exit 1 when a submission scores below this percentage (0-100) of its
     /// total, or could not be graded.
     #[arg(long, value_name = "PERCENT", value_parser = percentage, allow_hyphen_values = true)]
@@ -65,10 +72,45 @@ struct Options {
     quiet: bool,
 }
 
+/// `--audience`, shared with `merge`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum AudienceArg {
+pub(super) enum AudienceArg {
     Instructor,
     Student,
+}
+
+impl From<AudienceArg> for Audience {
+    fn from(a: AudienceArg) -> Audience {
+        match a {
+            AudienceArg::Instructor => Audience::Instructor,
+            AudienceArg::Student => Audience::Student,
+        }
+    }
+}
+
+/// `--shard K/N`: the K-th of N slices of the submissions (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    /// Whether the submission at `index` (in id order) is in this slice.
+    pub fn holds(self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+fn shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("{s:?} is not K/N with 1 <= K <= N (e.g. 2/4)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k: usize = k.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok(Shard { k, n })
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -78,7 +120,8 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-fn percentage(s: &str) -> Result<f64, String> {
+/// `--fail-under`, shared with `merge`.
+pub(super) fn percentage(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
         _ => Err(format!("{s:?} is not a percentage between 0 and 100")),
@@ -87,10 +130,7 @@ fn percentage(s: &str) -> Result<f64, String> {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let args = *args.options;
-    let audience = match args.audience {
-        AudienceArg::Instructor => Audience::Instructor,
-        AudienceArg::Student => Audience::Student,
-    };
+    let audience = args.audience.into();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
         .build()
@@ -100,54 +140,70 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     let recordings = record(&corpus, &args)?;
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    let paths = ReportPaths {
+        json: args.json.as_deref(),
+        csv: args.csv.as_deref(),
+        junit: args.junit.as_deref(),
+        gradescope: args.gradescope.as_deref(),
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
+    };
+    finish(&run, audience, &paths, args.quiet, args.fail_under)
+}
+
+/// The report files a command was asked to write.
+pub(super) struct ReportPaths<'a> {
+    pub json: Option<&'a Path>,
+    pub csv: Option<&'a Path>,
+    pub junit: Option<&'a Path>,
+    pub gradescope: Option<&'a Path>,
+    pub markdown: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+}
+
+/// What `grade` and `merge` do with a run: write the requested reports for
+/// `audience`, print the summary, and apply `--fail-under`.
+pub(super) fn finish(
+    run: &GradeRun,
+    audience: Audience,
+    paths: &ReportPaths,
+    quiet: bool,
+    fail_under: Option<f64>,
+) -> anyhow::Result<i32> {
     let view = run.for_audience(audience);
 
-    // Check what can fail before writing anything.
-    let gradescope = match &args.gradescope {
-        Some(_) => Some(report::gradescope::render(&run)?),
-        None => None,
-    };
-    let outputs: [(&Option<PathBuf>, Option<String>); 5] = [
-        (
-            &args.json,
-            args.json.as_ref().map(|_| report::json::render(&view)),
-        ),
-        (
-            &args.csv,
-            args.csv
-                .as_ref()
-                .map(|_| report::csv::render(&view))
-                .transpose()?,
-        ),
-        (
-            &args.junit,
-            args.junit
-                .as_ref()
-                .map(|_| report::junit::render(&view))
-                .transpose()?,
-        ),
-        (&args.gradescope, gradescope),
-        (
-            &args.markdown,
-            args.markdown
-                .as_ref()
-                .map(|_| report::markdown::render(&view)),
-        ),
-    ];
+    // Render everything before writing anything: what can fail, fails first.
+    let mut outputs: Vec<(&Path, String)> = Vec::new();
+    if let Some(p) = paths.json {
+        outputs.push((p, report::json::render(&view)));
+    }
+    if let Some(p) = paths.csv {
+        outputs.push((p, report::csv::render(&view)?));
+    }
+    if let Some(p) = paths.junit {
+        outputs.push((p, report::junit::render(&view)?));
+    }
+    if let Some(p) = paths.gradescope {
+        outputs.push((p, report::gradescope::render(run)?));
+    }
+    if let Some(p) = paths.markdown {
+        outputs.push((p, report::markdown::render(&view)));
+    }
+    if let Some(p) = paths.html {
+        outputs.push((p, report::html::render(&view)));
+    }
     for (path, text) in outputs {
-        if let (Some(path), Some(text)) = (path, text) {
-            write_report(path, &text)?;
-        }
+        write_report(path, &text)?;
     }
 
-    if !args.quiet {
+    if !quiet {
         let text = report::terminal::render(&view, report::terminal::want_color(), true);
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error worth a non-zero exit.
         let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
     }
 
-    if let Some(threshold) = args.fail_under {
+    if let Some(threshold) = fail_under {
         let below = run.below(threshold);
         if !below.is_empty() {
             for s in &below {
@@ -186,8 +242,18 @@ fn record(
     corpus: &Corpus,
     args: &Options,
 ) -> anyhow::Result<Vec<(String, Result<Recording, String>)>> {
-    let submissions = record::discover(&args.path)?;
-    if submissions.is_empty() {
+    let mut submissions = record::discover(&args.path)?;
+    let found = submissions.len();
+    if let Some(shard) = args.shard {
+        submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        submissions = submissions
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.holds(*i))
+            .map(|(_, s)| s)
+            .collect();
+    }
+    if found == 0 {
         bail!(
             "no submissions under {} (folders with main.py or recording.json)",
             args.path.display()

@@ -4,6 +4,7 @@
 mod cases;
 mod eval;
 mod grade;
+mod merge;
 mod record;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Command {
     Record(record::Args),
     /// Record what is missing, grade every submission and write reports.
     Grade(grade::Args),
+    /// Join the JSON reports of `grade --shard K/N` runs into one result.
+    Merge(merge::Args),
 }
 
 /// Exit code: graded, all at or above `--fail-under`.
@@ -53,6 +56,7 @@ pub fn main() -> i32 {
         Command::Cases(cmd) => cases::run(cmd),
         Command::Record(args) => record::run(args),
         Command::Grade(args) => grade::run(args),
+        Command::Merge(args) => merge::run(args),
     };
     match result {
         Ok(code) => code,

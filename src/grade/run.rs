@@ -38,7 +38,7 @@ impl Audience {
 
 /// Everything one grading run found, in a fixed order: submissions by id,
 /// checkpoints in course order, cases in corpus order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GradeRun {
     pub corpus: CorpusInfo,
     /// The audience the failures are shown for (see [`GradeRun::for_audience`]).
@@ -47,7 +47,7 @@ pub struct GradeRun {
 }
 
 /// The corpus as reports describe it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CorpusInfo {
     pub cases: usize,
     pub fingerprint: String,
@@ -55,7 +55,7 @@ pub struct CorpusInfo {
 }
 
 /// One checkpoint of the course, with its case count and total weight.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointInfo {
     pub id: String,
     pub lesson: String,
@@ -63,6 +63,19 @@ pub struct CheckpointInfo {
     pub points: f64,
     pub cases: usize,
     pub weight: u64,
+    /// Its cases in corpus order (what a graded submission's cases are
+    /// made of), so a report read back from JSON can rebuild passed cases.
+    pub case_list: Vec<CaseInfo>,
+}
+
+/// A case as the corpus defines it, without its call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseInfo {
+    /// The case's id within its checkpoint.
+    pub case: String,
+    pub tags: Vec<String>,
+    pub visibility: Visibility,
+    pub weight: u32,
 }
 
 /// Whether a submission could be graded.
@@ -83,7 +96,7 @@ impl Status {
 }
 
 /// One submission's grade.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubmissionGrade {
     pub id: String,
     pub status: Status,
@@ -110,7 +123,7 @@ impl SubmissionGrade {
 }
 
 /// Facts about a recording that reports may show.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RecordingInfo {
     pub harness: String,
     pub isolation: String,
@@ -121,7 +134,7 @@ pub struct RecordingInfo {
 }
 
 /// One checkpoint's grade in one submission.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointGrade {
     pub id: String,
     pub lesson: String,
@@ -150,7 +163,7 @@ impl CheckpointGrade {
 }
 
 /// One case's result.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CaseGrade {
     /// The case's id within its checkpoint, e.g. `bool-x`.
     pub case: String,
@@ -168,7 +181,7 @@ pub struct CaseGrade {
 }
 
 /// Why a case failed and what to show about it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
     /// Plain words, e.g. `expected ValueError, got return {...}`.
     pub reason: String,
@@ -242,7 +255,15 @@ fn corpus_info(corpus: &Corpus) -> CorpusInfo {
                 title: cp.title.clone(),
                 points: cp.points,
                 cases: cases.clone().count(),
-                weight: cases.map(|c| u64::from(c.weight)).sum(),
+                weight: cases.clone().map(|c| u64::from(c.weight)).sum(),
+                case_list: cases
+                    .map(|c| CaseInfo {
+                        case: c.name.clone(),
+                        tags: c.tags.clone(),
+                        visibility: c.visibility,
+                        weight: c.weight,
+                    })
+                    .collect(),
             }
         })
         .collect();

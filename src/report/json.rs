@@ -30,6 +30,12 @@ pub fn to_value(run: &GradeRun) -> Value {
                 "points": c.points,
                 "cases": c.cases,
                 "weight": c.weight,
+                "case_list": c.case_list.iter().map(|k| json!({
+                    "case": k.case,
+                    "tags": k.tags,
+                    "visibility": visibility(k.visibility),
+                    "weight": k.weight,
+                })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         },
         "submissions": run.submissions.iter().map(submission).collect::<Vec<_>>(),
@@ -75,12 +81,21 @@ fn failure(c: &CaseGrade) -> Value {
     json!({
         "case": c.case,
         "tags": c.tags,
-        "visibility": match c.visibility { Visibility::Visible => "visible", Visibility::Hidden => "hidden" },
+        "visibility": visibility(c.visibility),
         "weight": c.weight,
+        "seconds": c.seconds,
         "reason": f.map(|f| f.reason.as_str()),
+        "brief": f.map(|f| f.brief.as_str()),
         "call": f.and_then(|f| f.call.as_deref()),
         "expected": f.and_then(|f| f.expected.as_deref()),
         "got": f.and_then(|f| f.got.as_deref()),
         "diff": f.and_then(|f| f.diff.as_deref()),
     })
+}
+
+fn visibility(v: Visibility) -> &'static str {
+    match v {
+        Visibility::Visible => "visible",
+        Visibility::Hidden => "hidden",
+    }
 }

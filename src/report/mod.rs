@@ -6,9 +6,12 @@
 
 pub mod csv;
 pub mod gradescope;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
+pub mod read;
 pub mod terminal;
 
 use crate::grade::{CaseGrade, Failure, GradeRun, SubmissionGrade};

@@ -1,0 +1,217 @@
+//! The class-wide numbers the dashboard draws, computed from a run. Only
+//! graded submissions count towards rates (a submission in error has no
+//! case results); every order is fixed, so the page is deterministic.
+
+use crate::corpus::{Visibility, TAGS};
+use crate::grade::{GradeRun, Status};
+use std::collections::BTreeMap;
+
+/// Histogram bins: 0–9 %, 10–19 %, …, 90–99 %, and exactly 100 %.
+pub const BINS: usize = 11;
+
+/// Everything the dashboard shows about the class as a whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    pub submissions: usize,
+    pub graded: usize,
+    pub errors: usize,
+    /// Mean and median percentage of the graded submissions.
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    /// Graded submissions per score bin (see [`BINS`]).
+    pub histogram: [usize; BINS],
+    /// One per checkpoint, in course order.
+    pub checkpoints: Vec<CheckpointStat>,
+    /// Tags that occur in the corpus: the vocabulary's order, then others by name.
+    pub tags: Vec<String>,
+    /// `heat[tag][checkpoint]`: failed and total case runs, `None` when the
+    /// checkpoint has no case with that tag.
+    pub heat: Vec<Vec<Option<Rate>>>,
+    /// Every case that failed at least once, most failed first.
+    pub failed_cases: Vec<CaseStat>,
+}
+
+/// A count of failures among runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub failed: usize,
+    pub runs: usize,
+}
+
+impl Rate {
+    /// The failed share in 0..=1 (0 without runs).
+    pub fn share(self) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            self.failed as f64 / self.runs as f64
+        }
+    }
+}
+
+/// One checkpoint across the class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointStat {
+    pub id: String,
+    pub title: String,
+    /// Graded submissions that passed every case.
+    pub passed: usize,
+    /// Mean score (0..=1) over graded submissions; `None` without any.
+    pub mean_score: Option<f64>,
+}
+
+/// One case across the class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseStat {
+    /// `<checkpoint>/<case>`.
+    pub id: String,
+    pub tags: Vec<String>,
+    pub hidden: bool,
+    pub rate: Rate,
+    /// The most common value-free reason and how many submissions failed with it.
+    pub top_reason: String,
+    pub top_count: usize,
+}
+
+/// The class-wide numbers of `run`.
+pub fn compute(run: &GradeRun) -> Stats {
+    let graded: Vec<_> = run
+        .submissions
+        .iter()
+        .filter(|s| s.status == Status::Graded)
+        .collect();
+    let mut percents: Vec<f64> = graded.iter().map(|s| s.percent()).collect();
+    percents.sort_by(f64::total_cmp);
+    let mean = (!percents.is_empty()).then(|| percents.iter().sum::<f64>() / percents.len() as f64);
+    let median = match percents.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(percents[n / 2]),
+        n => Some((percents[n / 2 - 1] + percents[n / 2]) / 2.0),
+    };
+    let mut histogram = [0; BINS];
+    for p in &percents {
+        histogram[bin(*p)] += 1;
+    }
+
+    let checkpoints = run
+        .corpus
+        .checkpoints
+        .iter()
+        .enumerate()
+        .map(|(i, cp)| {
+            let scores: Vec<_> = graded.iter().filter_map(|s| s.checkpoints.get(i)).collect();
+            CheckpointStat {
+                id: cp.id.clone(),
+                title: cp.title.clone(),
+                passed: scores.iter().filter(|c| c.passed).count(),
+                mean_score: (!scores.is_empty())
+                    .then(|| scores.iter().map(|c| c.score).sum::<f64>() / scores.len() as f64),
+            }
+        })
+        .collect();
+
+    let mut tags: Vec<String> = TAGS
+        .iter()
+        .map(|t| t.to_string())
+        .filter(|t| corpus_tags(run).any(|c| c == t))
+        .collect();
+    let mut others: Vec<String> = corpus_tags(run)
+        .filter(|t| !TAGS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    others.sort();
+    others.dedup();
+    tags.extend(others);
+
+    // Per case (corpus order): failures and their reasons.
+    let mut heat = vec![vec![None; run.corpus.checkpoints.len()]; tags.len()];
+    let mut failed_cases = Vec::new();
+    for (ci, cp) in run.corpus.checkpoints.iter().enumerate() {
+        for (ki, info) in cp.case_list.iter().enumerate() {
+            let mut rate = Rate { failed: 0, runs: 0 };
+            let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+            for s in &graded {
+                let Some(case) = s.checkpoints.get(ci).and_then(|c| c.cases.get(ki)) else {
+                    continue;
+                };
+                rate.runs += 1;
+                if let Some(f) = &case.failure {
+                    rate.failed += 1;
+                    *reasons.entry(f.brief.as_str()).or_default() += 1;
+                }
+            }
+            for tag in &info.tags {
+                if let Some(ti) = tags.iter().position(|t| t == tag) {
+                    let cell = heat[ti][ci].get_or_insert(Rate { failed: 0, runs: 0 });
+                    cell.failed += rate.failed;
+                    cell.runs += rate.runs;
+                }
+            }
+            if rate.failed > 0 {
+                // Most frequent first; ties by reason text (BTreeMap order).
+                let (top_reason, top_count) =
+                    reasons.iter().fold(
+                        ("", 0),
+                        |best, (r, n)| if *n > best.1 { (r, *n) } else { best },
+                    );
+                failed_cases.push(CaseStat {
+                    id: format!("{}/{}", cp.id, info.case),
+                    tags: info.tags.clone(),
+                    hidden: info.visibility == Visibility::Hidden,
+                    rate,
+                    top_reason: top_reason.to_string(),
+                    top_count,
+                });
+            }
+        }
+    }
+    // Most failed first; the sort is stable, so ties keep corpus order.
+    failed_cases.sort_by(|a, b| b.rate.share().total_cmp(&a.rate.share()));
+
+    Stats {
+        submissions: run.submissions.len(),
+        graded: graded.len(),
+        errors: run.submissions.len() - graded.len(),
+        mean,
+        median,
+        histogram,
+        checkpoints,
+        tags,
+        heat,
+        failed_cases,
+    }
+}
+
+fn corpus_tags(run: &GradeRun) -> impl Iterator<Item = &String> {
+    run.corpus
+        .checkpoints
+        .iter()
+        .flat_map(|c| &c.case_list)
+        .flat_map(|k| &k.tags)
+}
+
+/// The histogram bin of a percentage (rounded down, as everywhere else).
+pub fn bin(percent: f64) -> usize {
+    if percent >= 100.0 {
+        BINS - 1
+    } else if percent > 0.0 {
+        ((percent / 10.0).floor() as usize).min(BINS - 2)
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_round_down() {
+        assert_eq!(bin(0.0), 0);
+        assert_eq!(bin(9.99), 0);
+        assert_eq!(bin(10.0), 1);
+        assert_eq!(bin(99.99), 9);
+        assert_eq!(bin(100.0), 10);
+        assert_eq!(bin(f64::NAN), 0);
+    }
+}

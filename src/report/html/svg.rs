@@ -1,0 +1,167 @@
+//! Inline SVG charts: the score histogram and the per-checkpoint bars.
+//! Plain shapes and text, sized by `viewBox` so they scale with the page.
+
+use super::esc;
+use super::stats::{Stats, BINS};
+use std::fmt::Write;
+
+const WIDTH: f64 = 1000.0;
+
+/// Graded submissions per score bin, as columns with counts on top.
+pub fn histogram(stats: &Stats) -> String {
+    let (left, top, plot_h, bottom) = (40.0, 20.0, 180.0, 40.0);
+    let height = top + plot_h + bottom;
+    let highest = stats.histogram.iter().copied().max().unwrap_or(0).max(1);
+    // The axis runs to a multiple of a round step, in at most 5 ticks.
+    let step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]
+        .into_iter()
+        .find(|s| highest.div_ceil(*s) <= 5)
+        .unwrap_or_else(|| highest.div_ceil(5));
+    let ticks = highest.div_ceil(step);
+    let max = step * ticks;
+    let slot = (WIDTH - left - 10.0) / BINS as f64;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Score distribution of graded submissions">"#
+    );
+    // Baseline and guides at whole, evenly spaced counts.
+    for tick in 0..=ticks {
+        let y = top + plot_h - plot_h * (tick * step) as f64 / max as f64;
+        let _ = write!(
+            out,
+            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#{}" />"##,
+            WIDTH - 10.0,
+            if tick == 0 { "888" } else { "e5e5e5" }
+        );
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{:.1}" class="axis" text-anchor="end">{}</text>"#,
+            left - 6.0,
+            y + 4.0,
+            tick * step
+        );
+    }
+    for (i, &n) in stats.histogram.iter().enumerate() {
+        let x = left + slot * i as f64 + slot * 0.12;
+        let w = slot * 0.76;
+        let h = plot_h * n as f64 / max as f64;
+        let y = top + plot_h - h;
+        let label = if i == BINS - 1 {
+            "100".to_string()
+        } else {
+            format!("{}–{}", i * 10, i * 10 + 9)
+        };
+        let class = if i == BINS - 1 { "bar full" } else { "bar" };
+        let _ = write!(
+            out,
+            r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" class="{class}"><title>{label} %: {n}</title></rect>"#
+        );
+        if n > 0 {
+            let _ = write!(
+                out,
+                r#"<text x="{:.1}" y="{:.1}" class="count" text-anchor="middle">{n}</text>"#,
+                x + w / 2.0,
+                y - 5.0
+            );
+        }
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" class="axis" text-anchor="middle">{label}</text>"#,
+            x + w / 2.0,
+            top + plot_h + 18.0
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" class="axis" text-anchor="middle">score (% of points)</text>"#,
+        left + (WIDTH - left) / 2.0,
+        height - 4.0
+    );
+    out.push_str("</svg>");
+    out
+}
+
+/// Per checkpoint: the share of graded submissions that passed it, and
+/// the mean score, as two horizontal bars.
+pub fn checkpoint_bars(stats: &Stats) -> String {
+    let (label_w, row_h, top) = (230.0, 46.0, 28.0);
+    let plot_w = WIDTH - label_w - 70.0;
+    let height = top + row_h * stats.checkpoints.len() as f64 + 20.0;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Pass rate and mean score per checkpoint">"#
+    );
+    // Legend.
+    let _ = write!(
+        out,
+        r#"<rect x="{label_w}" y="4" width="12" height="12" class="bar" /><text x="{}" y="14" class="axis">passed (every case)</text><rect x="{}" y="4" width="12" height="12" class="bar mean" /><text x="{}" y="14" class="axis">mean score</text>"#,
+        label_w + 18.0,
+        label_w + 170.0,
+        label_w + 188.0
+    );
+    for pct in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let x = label_w + plot_w * pct;
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{:.1}" stroke="#e5e5e5" /><text x="{x:.1}" y="{:.1}" class="axis" text-anchor="middle">{}%</text>"##,
+            height - 14.0,
+            height - 2.0,
+            pct * 100.0
+        );
+    }
+    for (i, cp) in stats.checkpoints.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let pass = if stats.graded == 0 {
+            0.0
+        } else {
+            cp.passed as f64 / stats.graded as f64
+        };
+        let mean = cp.mean_score.unwrap_or(0.0);
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" class="label" text-anchor="end">{}<title>{}</title></text>"#,
+            label_w - 10.0,
+            y + 23.0,
+            esc(&cp.id),
+            esc(&cp.title)
+        );
+        let _ = write!(
+            out,
+            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar"><title>{} of {} passed</title></rect><text x="{:.1}" y="{:.1}" class="count">{} ({}/{})</text>"#,
+            y + 4.0,
+            plot_w * pass,
+            cp.passed,
+            stats.graded,
+            label_w + plot_w * pass + 6.0,
+            y + 17.0,
+            pct_text(pass),
+            cp.passed,
+            stats.graded
+        );
+        let _ = write!(
+            out,
+            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar mean"><title>mean score {}</title></rect><text x="{:.1}" y="{:.1}" class="count">{}</text>"#,
+            y + 22.0,
+            plot_w * mean,
+            pct_text(mean),
+            label_w + plot_w * mean + 6.0,
+            y + 35.0,
+            pct_text(mean)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// A share in 0..=1 as a whole percentage, rounded down (99.9 % never
+/// shows as 100 %), and `<1%` for a share above 0 that would show as 0.
+pub fn pct_text(share: f64) -> String {
+    let whole = (share * 100.0 + 1e-9).floor() as i64;
+    if whole == 0 && share > 0.0 {
+        "<1%".to_string()
+    } else {
+        format!("{whole}%")
+    }
+}

@@ -1,0 +1,216 @@
+//! The `--html` dashboard: golden files on the fixture run, the class
+//! numbers it draws (computed independently here), hostile student text
+//! that must stay text, self-containment and determinism.
+
+#[path = "fixtures/grading/support.rs"]
+mod support;
+
+use autograder::grade::{self, Audience, GradeRun, Status};
+use autograder::record::format::CaseOutcome;
+use autograder::report;
+use autograder::report::html::stats;
+use std::collections::BTreeSet;
+
+#[test]
+fn html_golden() {
+    let run = support::run();
+    support::check_golden("dashboard.html", &report::html::render(&run));
+    let student = run.for_audience(Audience::Student);
+    support::check_golden("dashboard-student.html", &report::html::render(&student));
+}
+
+#[test]
+fn html_is_deterministic_and_pure() {
+    let run = support::run();
+    let a = report::html::render(&run);
+    // Graded again from scratch (a new parallel grading) gives the same bytes.
+    let b = report::html::render(&support::run());
+    assert!(a == b);
+    // Reading the JSON report back gives the same page (what merge relies on).
+    let back = report::read::parse(&report::json::render(&run)).unwrap();
+    assert!(report::html::render(&back) == a);
+}
+
+#[test]
+fn html_is_self_contained() {
+    let html = report::html::render(&support::run());
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for needle in ["http://", "https://", "src=", "<link", "@import", "url("] {
+        assert!(!html.contains(needle), "the page loads something: {needle}");
+    }
+    assert_eq!(html.matches("<script").count(), 1, "one inline script only");
+    assert!(html.contains("<svg"), "charts are inline SVG");
+}
+
+/// The class numbers, computed here straight from the run.
+#[test]
+fn stats_match_the_run() {
+    let run = support::run();
+    let s = stats::compute(&run);
+    let graded: Vec<_> = run
+        .submissions
+        .iter()
+        .filter(|s| s.status == Status::Graded)
+        .collect();
+    assert_eq!((s.submissions, s.graded, s.errors), (5, 4, 1));
+    let mut pcts: Vec<f64> = graded.iter().map(|s| s.percent()).collect();
+    pcts.sort_by(f64::total_cmp);
+    let mean = pcts.iter().sum::<f64>() / pcts.len() as f64;
+    assert!((s.mean.unwrap() - mean).abs() < 1e-9);
+    assert!((s.median.unwrap() - (pcts[1] + pcts[2]) / 2.0).abs() < 1e-9);
+    assert_eq!(s.histogram.iter().sum::<usize>(), graded.len());
+    assert_eq!(s.histogram[stats::BINS - 1], 1, "the model scores 100 %");
+    for (i, cp) in s.checkpoints.iter().enumerate() {
+        let passed = graded.iter().filter(|g| g.checkpoints[i].passed).count();
+        assert_eq!(cp.passed, passed, "{}", cp.id);
+    }
+    // Every heatmap cell: failed / total runs of that tag's cases there.
+    for (ti, tag) in s.tags.iter().enumerate() {
+        for (ci, cp) in run.corpus.checkpoints.iter().enumerate() {
+            let (mut failed, mut runs) = (0, 0);
+            for g in &graded {
+                for case in g.checkpoints[ci]
+                    .cases
+                    .iter()
+                    .filter(|c| c.tags.contains(tag))
+                {
+                    runs += 1;
+                    failed += usize::from(!case.passed);
+                }
+            }
+            let cell = s.heat[ti][ci];
+            if runs == 0 {
+                assert_eq!(cell, None, "{tag} × {}", cp.id);
+            } else {
+                let cell = cell.unwrap();
+                assert_eq!(
+                    (cell.failed, cell.runs),
+                    (failed, runs),
+                    "{tag} × {}",
+                    cp.id
+                );
+            }
+        }
+    }
+    // Most failed first.
+    for w in s.failed_cases.windows(2) {
+        assert!(w[0].rate.share() >= w[1].rate.share());
+    }
+    let top = &s.failed_cases[0];
+    assert!(top.top_count >= 1 && top.top_count <= top.rate.failed);
+}
+
+/// A student's recording full of markup: exception class and message, a
+/// returned string, a submission id. None of it may become markup.
+fn hostile_run() -> GradeRun {
+    let corpus = support::corpus();
+    let expected = support::expected(&corpus);
+    let mut recs = support::recordings();
+    let model = recs
+        .iter()
+        .find(|(id, _)| id == "model")
+        .and_then(|(_, r)| r.as_ref().ok())
+        .cloned()
+        .unwrap();
+    let mut evil = model.clone();
+    for (i, outcome) in evil.outcomes.values_mut().enumerate() {
+        *outcome = if i % 2 == 0 {
+            CaseOutcome::Raised {
+                class: "<img src=x onerror=alert(1)>".into(),
+                mro: vec!["<b>E</b>".into(), "Exception".into(), "object".into()],
+                message: "</pre></details><script>alert('pwned')</script>\"'&amp;".into(),
+            }
+        } else {
+            CaseOutcome::Returned {
+                value: serde_json::json!({"k": "<script>alert(2)</script>"}),
+                shares_with_args: false,
+                args_changed: false,
+            }
+        };
+    }
+    recs.push(("<svg onload=alert(3)>\"'".into(), Ok(evil)));
+    recs.push((
+        "z-error".into(),
+        Err("bad <script>alert(4)</script> recording".into()),
+    ));
+    grade::grade_recordings(&corpus, &expected, recs)
+}
+
+/// The tag names of the page, in order of appearance.
+fn tag_names(html: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let name: String = rest
+            .trim_start_matches(['/', '!'])
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        names.push(name.to_ascii_lowercase());
+    }
+    names
+}
+
+#[test]
+fn student_text_cannot_inject_markup() {
+    let run = hostile_run();
+    // Sanity: the hostile text did reach the run.
+    let evil = run
+        .submissions
+        .iter()
+        .find(|s| s.id.starts_with("<svg"))
+        .unwrap();
+    assert!(evil.checkpoints.iter().any(|c| c
+        .failures()
+        .any(|(_, f)| f.reason.contains("<script>alert('pwned')"))));
+    for audience in [Audience::Instructor, Audience::Student] {
+        let html = report::html::render(&run.for_audience(audience));
+        let clean = report::html::render(&support::run().for_audience(audience));
+        // Only the page's own kinds of tags, and no more scripts than it has.
+        let allowed: BTreeSet<String> = tag_names(&clean).into_iter().collect();
+        for name in tag_names(&html) {
+            assert!(allowed.contains(&name), "injected tag <{name}>");
+        }
+        assert_eq!(html.matches("<script").count(), 1);
+        assert_eq!(html.matches("</details>").count(), run.submissions.len());
+        assert_eq!(
+            html.matches("</pre>").count(),
+            html.matches("<pre>").count()
+        );
+        for bad in ["<img", "<svg onload", "onerror=alert(1)>", "<b>E"] {
+            assert!(!html.contains(bad), "{bad} survived");
+        }
+        // The text is still there, as text.
+        assert!(html
+            .contains("&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;&quot;&#39;&amp;amp;"));
+        assert!(html.contains("&lt;svg onload=alert(3)&gt;&quot;&#39;"));
+        assert!(html.contains("bad &lt;script&gt;alert(4)&lt;/script&gt; recording"));
+    }
+}
+
+#[test]
+fn students_never_see_hidden_inputs() {
+    let run = support::run();
+    let student = report::html::render(&run.for_audience(Audience::Student));
+    let instructor = report::html::render(&run);
+    // The fixture's hidden cases: their calls appear for instructors only.
+    let hidden_calls: Vec<String> = run
+        .submissions
+        .iter()
+        .flat_map(|s| &s.checkpoints)
+        .flat_map(|c| c.failures())
+        .filter(|(c, _)| c.visibility == autograder::corpus::Visibility::Hidden)
+        .filter_map(|(_, f)| f.call.clone())
+        .collect();
+    assert!(
+        !hidden_calls.is_empty(),
+        "the fixture has failed hidden cases"
+    );
+    for call in &hidden_calls {
+        let shown = report::html::esc(&format!("call:     {call}"));
+        assert!(instructor.contains(&shown), "{call}");
+        assert!(!student.contains(&shown), "{call}");
+    }
+    assert!(student.contains("a hidden case failed: "));
+}
