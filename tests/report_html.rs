@@ -214,3 +214,26 @@ fn students_never_see_hidden_inputs() {
     }
     assert!(student.contains("a hidden case failed: "));
 }
+
+#[test]
+fn empty_and_all_error_runs_render() {
+    let corpus = support::corpus();
+    let expected = support::expected(&corpus);
+    // An empty shard: no submissions at all.
+    let empty = grade::grade_recordings(&corpus, &expected, Vec::new());
+    let html = report::html::render(&empty);
+    assert!(html.contains("<div class=\"big\">0</div><div>submissions</div>"));
+    assert!(html.contains("No graded case runs."));
+    assert!(html.contains("No case failed."));
+    assert!(html.ends_with("</html>\n"));
+    // Nothing gradable: no mean, no rates, the errors shown.
+    let broken = grade::grade_recordings(
+        &corpus,
+        &expected,
+        vec![("a".into(), Err("truncated".into()))],
+    );
+    let s = stats::compute(&broken);
+    assert_eq!((s.graded, s.errors, s.mean, s.median), (0, 1, None, None));
+    let html = report::html::render(&broken);
+    assert!(html.contains("<pre>error: truncated</pre>"));
+}
