@@ -604,7 +604,9 @@ def main(argv=None):
     p.add_argument("--out", help="write the mutants here (default: a temporary folder, removed afterwards)")
     p.add_argument("--cases", default=os.path.join(ROOT, "cases"))
     p.add_argument("--autograder", default=os.path.join(ROOT, "target", "debug", "autograder"))
-    p.add_argument("--equivalent", default=DEFAULT_EQUIVALENT, help="JSON list of {mutant, reason}")
+    p.add_argument(
+        "--equivalent", default=DEFAULT_EQUIVALENT, help="JSON list of {mutant, reason} (an empty file: none)"
+    )
     p.add_argument("--list", action="store_true", help="print the mutants and stop")
     p.add_argument("--check", action="store_true", help="exit 1 when a survivor is not a known equivalent mutant")
     args = p.parse_args(argv)
@@ -621,7 +623,8 @@ def main(argv=None):
     equivalent = {}
     if os.path.exists(args.equivalent):
         with open(args.equivalent, encoding="utf-8") as f:
-            for entry in json.load(f):
+            listed = f.read().strip()
+            for entry in json.loads(listed) if listed else []:
                 equivalent[entry["mutant"]] = entry["reason"]
 
     tmp = tempfile.mkdtemp(prefix="autograder-mutants-")
