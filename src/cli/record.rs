@@ -3,6 +3,7 @@
 
 use crate::record::{self, format::CaseOutcome, IsolationChoice, RecordOptions, Tuning};
 use anyhow::Context;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -59,13 +60,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let results = record::record_all_with(&corpus, &submissions, &opts, &tuning);
     let width = results.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    // A closed stdout (`| head`) is not an error worth a panic.
+    let mut out = std::io::stdout().lock();
     for r in &results {
-        match &r.result {
-            Ok(rec) => println!("{:width$}  {}", r.id, summary(rec)),
-            Err(e) => println!("{:width$}  not recorded: {e}", r.id),
-        }
+        let _ = match &r.result {
+            Ok(rec) => writeln!(out, "{:width$}  {}", r.id, summary(rec)),
+            Err(e) => writeln!(out, "{:width$}  not recorded: {e}", r.id),
+        };
     }
-    println!(
+    let _ = writeln!(
+        out,
         "recordings in {}",
         args.work_dir.join("recordings").display()
     );
