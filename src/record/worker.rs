@@ -256,8 +256,13 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, String> {
         .outcomes
         .into_iter()
         .map(|v| {
-            serde_json::from_value::<CaseOutcome>(v)
-                .ok()
+            let parsed = match v {
+                // What the child reported, passed on unparsed by the supervisor.
+                serde_json::Value::String(text) => parse_outcome(&text),
+                // What the supervisor decided (timeout, crashed).
+                other => serde_json::from_value::<CaseOutcome>(other).ok(),
+            };
+            parsed
                 .filter(|o| validate_outcome(o).is_ok())
                 .unwrap_or(CaseOutcome::Crashed {
                     exit_code: None,
@@ -269,4 +274,16 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, String> {
         outcomes,
         output: raw.output,
     })
+}
+
+/// One outcome as the child wrote it; None when it is not a valid outcome.
+fn parse_outcome(text: &str) -> Option<CaseOutcome> {
+    if super::store::nesting(text.as_bytes()) > 1024 {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    serde_json::from_value(value).ok()
 }
