@@ -22,8 +22,10 @@ Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
   <- {"ready": true}
   -> "job\n" then {"source_hex": ..., "name": ...}
   <- {"outcomes": [outcome objects, one per case], "output": str}
-Child -> supervisor, on fd 3: "I" (imported), "E <json>" (import error),
-"C <i> <json>" (case outcome), "R" (stops after an out-of-memory), "D" (done).
+Child -> supervisor, on fd 3: "I <cpu>" (imported), "E <json>" (import error),
+"C <i> <cpu> <json>" (case outcome), "R" (stops after an out-of-memory or a
+too-large result), "D" (done); <cpu> is the child's CPU time so far, which
+per-case CPU limits are measured from.
 """
 
 import builtins
@@ -92,6 +94,8 @@ _exc_str = BaseException.__str__
 _setrecursionlimit = sys.setrecursionlimit
 _RECURSION_LIMIT = sys.getrecursionlimit()
 _monotonic = time.monotonic
+_process_time = time.process_time
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
 _stdout = sys.stdout
 _stderr = sys.stderr
 
@@ -100,6 +104,10 @@ OUTPUT_LIMIT = 64 * 1024
 LINE_LIMIT = 48 * 1024 * 1024
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
+# A case times out after `timeout` seconds of CPU time, or WALL_FACTOR times
+# that in wall time (a sleeping call): a busy neighbour slows a case down but
+# does not time it out.
+WALL_FACTOR = 3
 
 T = None  # the tagged-JSON module, built from the init line
 INIT = None
@@ -413,7 +421,7 @@ def _child(job, start, res_w, out_w, jobdir, attempt):
             _exit(0)
         if _getpid() != _PID[0]:
             _exit(0)
-        _report("I")
+        _report("I %r" % _process_time())
         cases = INIT["cases"]
         for i in range(start, len(cases)):
             outcome = _run_case(mod_dict, cases[i])
@@ -423,7 +431,7 @@ def _child(job, start, res_w, out_w, jobdir, attempt):
             if len(text) > LINE_LIMIT - 64:
                 outcome = {"kind": "output-too-large"}
                 text = dumps(outcome)
-            _report("C %d %s" % (i, text))
+            _report("C %d %r %s" % (i, _process_time(), text))
             if outcome["kind"] in ("out-of-memory", "output-too-large"):
                 # The heap may be huge: a fresh process is faster than freeing it.
                 _report("R")
@@ -504,6 +512,42 @@ def _rmtree(path):
             pass
 
 
+def _cpu_seconds(sid):
+    """CPU time used so far (user + system) by the processes of session `sid`
+    (the child and whatever it forked without leaving the session), from
+    /proc; inf when unreadable, so the wall-clock limit applies."""
+    total = 0
+    found = False
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return float("inf")
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/" + name + "/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+            if int(fields[3]) == sid:
+                total += int(fields[11]) + int(fields[12])
+                found = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / _CLK_TCK if found else float("inf")
+
+
+def _cpu_mark(text, st):
+    """Records the CPU time a child reported at a case boundary."""
+    try:
+        cpu = float(text)
+    except ValueError:
+        return False
+    if not cpu >= 0.0:
+        return False
+    st["cpu"] = cpu
+    return True
+
+
 def _status_outcome(status):
     if status is None:
         return {"kind": "crashed", "exit_code": None, "signal": None}
@@ -569,6 +613,8 @@ class _Run:
         except (AttributeError, OSError):
             pidfd = None
         st = {"pending": start, "imported": False, "finished": False, "bad": False, "all": False}
+        st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
+        st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
         deadline = min(_monotonic() + self.timeout, self.wall_end)
         exited = False
@@ -578,9 +624,14 @@ class _Run:
         while True:
             now = _monotonic()
             if now >= deadline:
-                if not st["finished"]:
+                if st["finished"]:
+                    break
+                used = _cpu_seconds(cpid) - st["cpu"]
+                cap = min(st["since"] + WALL_FACTOR * self.timeout, self.wall_end)
+                if used >= self.timeout * 0.98 or now >= cap:
                     failure = {"kind": "timeout", "seconds": self.timeout}
-                break
+                    break
+                deadline = min(now + max(self.timeout - used, 0.02), cap)
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
             if pidfd is not None:
                 fds.append(pidfd)
@@ -599,7 +650,8 @@ class _Run:
                 elif data:
                     buf += data
                     if self.lines(buf, st):
-                        deadline = min(_monotonic() + (1.0 if st["finished"] else self.timeout), self.wall_end)
+                        st["since"] = _monotonic()
+                        deadline = min(st["since"] + (1.0 if st["finished"] else self.timeout), self.wall_end)
                     if not st["finished"]:
                         time.sleep(0.001)  # let lines pile up: one read for many cases
             if pidfd is not None:
@@ -656,7 +708,7 @@ class _Run:
                 break
             line = bytes(buf[:nl])
             del buf[: nl + 1]
-            verdict = self.line(line, st["pending"], st["imported"])
+            verdict = self.line(line, st)
             progress = True
             if verdict == "bad":
                 st["bad"] = True
@@ -696,10 +748,9 @@ class _Run:
                     pass
         return status
 
-    def line(self, line, pending, imported):
+    def line(self, line, st):
         """Judges one result line from the child."""
-        if line == b"I" and not imported:
-            return "imported"
+        pending, imported = st["pending"], st["imported"]
         if line == b"D" and imported:
             return "done"
         if line == b"R" and imported:
@@ -708,6 +759,8 @@ class _Run:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             return "bad"
+        if text.startswith("I ") and not imported:
+            return "imported" if _cpu_mark(text[2:], st) else "bad"
         # Outcome texts are passed on as JSON strings, unparsed: Rust
         # validates them (a student can write anything into this pipe).
         if text.startswith("E ") and not imported:
@@ -716,8 +769,9 @@ class _Run:
                 self.outcomes[i] = body
             return "import-error"
         if text.startswith("C ") and imported:
-            head, _, body = text[2:].partition(" ")
-            if head != str(pending) or pending >= self.n:
+            head, _, rest = text[2:].partition(" ")
+            cpu, _, body = rest.partition(" ")
+            if head != str(pending) or pending >= self.n or not _cpu_mark(cpu, st):
                 return "bad"
             if self.reply_bytes + len(body) > REPLY_LIMIT:
                 body = dumps({"kind": "output-too-large"})
