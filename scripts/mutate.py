@@ -84,6 +84,20 @@ TEXT_RULES = [
     ("label-substring", "label not in LABELS", 'label not in " ".join(LABELS)'),
     # evidence None accepted for every label.
     ("evidence-none-any-label", 'if label == "onduidelijk":', 'if label == "onduidelijk" or evidence is None:'),
+    # Over-strict: ids must be identifiers (no leading digit).
+    (
+        "id-isidentifier",
+        "not CALL_ID.fullmatch(call_id)",
+        'not CALL_ID.fullmatch(call_id) or not call_id.replace("-", "_").isidentifier()',
+    ),
+    # Over-strict: a blank quote refused.
+    ("blank-quote", "quote != source[start:end]", "quote != source[start:end] or not quote.strip()"),
+    # The id of an unclear ticket never compared (two edits).
+    (
+        "unclear-id-unchecked",
+        'if value["id"] != request_id:',
+        'if value["label"] != "onduidelijk" and value["id"] != request_id:',
+    ),
     # Keys checked after parsing, on the root object only (two edits).
     (
         "keys-top-only",
