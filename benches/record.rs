@@ -6,8 +6,10 @@
 //! argument): copies of `submissions/model-solution` with harmless variations
 //! (a comment, a renamed helper constant), every tenth one replaced by one of
 //! the buggy example submissions. Records them against the bundled `cases/`.
-//! (b) runs on a sample (`AUTOGRADER_BENCH_FRESH`, default N/10, at least 20)
-//! because it is the slow path; rates are per submission either way.
+//! (b) runs on all N too unless `AUTOGRADER_BENCH_FRESH` sets a smaller
+//! sample (it is the slow path); rates are per submission either way.
+//! Each is measured twice: on the full corpus, and on one case per checkpoint
+//! (where interpreter start-up, not per-case work, dominates).
 
 use autograder::record::{discover, record_all_with, RecordOptions, Tuning};
 use std::path::{Path, PathBuf};
@@ -43,9 +45,30 @@ fn main() {
         std::fs::write(d.join("main.py"), text).expect("write");
     }
     let subs = discover(&subs_dir).expect("discover");
+    // The full corpus, where the per-case Python work dominates, then one
+    // case per checkpoint, where interpreter start-up does.
+    let mut slice = corpus.clone();
+    let mut seen = std::collections::HashSet::new();
+    slice.cases.retain(|c| seen.insert(c.checkpoint.clone()));
+    slice.fingerprint = format!("{}-slice", corpus.fingerprint);
+    for (name, corpus) in [
+        ("full corpus", &corpus),
+        ("one case per checkpoint", &slice),
+    ] {
+        measure(name, corpus, &subs, dir.path(), n);
+    }
+}
+
+fn measure(
+    name: &str,
+    corpus: &autograder::corpus::Corpus,
+    subs: &[autograder::record::Submission],
+    dir: &Path,
+    n: usize,
+) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "{} submissions, {} cases each, {} workers, isolation {}",
+        "== {name}: {} submissions, {} cases each, {} workers, isolation {}",
         subs.len(),
         corpus.cases.len(),
         cores,
@@ -59,14 +82,14 @@ fn main() {
     let opts = |work: &str| RecordOptions {
         jobs: 0,
         case_timeout: Duration::from_secs(2),
-        work_dir: dir.path().join(work),
+        work_dir: dir.join(work),
         use_cache: false,
         show_progress: false,
     };
 
     // (a) pre-forked
     let t = Instant::now();
-    let a = record_all_with(&corpus, &subs, &opts("a"), &Tuning::default());
+    let a = record_all_with(corpus, subs, &opts("a"), &Tuning::default());
     let a_rate = rate(subs.len(), t.elapsed());
     let failed = a.iter().filter(|r| r.result.is_err()).count();
     println!("(a) pre-forked recorder:      {a_rate:8.1} submissions/s ({failed} not recorded)");
@@ -75,23 +98,25 @@ fn main() {
     let sample: usize = std::env::var("AUTOGRADER_BENCH_FRESH")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or((n / 10).max(20))
+        .unwrap_or(n)
         .min(subs.len());
     let fresh = Tuning {
         prefork: false,
         ..Tuning::default()
     };
     let t = Instant::now();
-    let b = record_all_with(&corpus, &subs[..sample], &opts("b"), &fresh);
+    let b = record_all_with(corpus, &subs[..sample], &opts("b"), &fresh);
     let b_rate = rate(sample, t.elapsed());
     let failed = b.iter().filter(|r| r.result.is_err()).count();
-    println!("(b) fresh python3 each:       {b_rate:8.1} submissions/s (on {sample}; {failed} not recorded)");
+    println!(
+        "(b) fresh python3 each:       {b_rate:8.1} submissions/s (on {sample}; {failed} not recorded)"
+    );
     println!("    (a) / (b) = {:.1}x", a_rate / b_rate);
 
     // (c) grading existing recordings: read from disk, compared with the core
     let t = Instant::now();
-    let expected = autograder::grade::expected_outcomes(&corpus).expect("reference core");
-    let work_a = dir.path().join("a");
+    let expected = autograder::grade::expected_outcomes(corpus).expect("reference core");
+    let work_a = dir.join("a");
     let recordings = a
         .iter()
         .map(|r| {
@@ -100,7 +125,7 @@ fn main() {
             (r.id.clone(), rec)
         })
         .collect();
-    let run = autograder::grade::grade_recordings(&corpus, &expected, recordings);
+    let run = autograder::grade::grade_recordings(corpus, &expected, recordings);
     let c_rate = rate(run.submissions.len(), t.elapsed());
     println!("(c) grading the recordings:   {c_rate:8.1} submissions/s");
 }

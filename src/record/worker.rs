@@ -283,7 +283,7 @@ fn parse_outcome(text: &str) -> Option<CaseOutcome> {
     }
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
-    let value: serde_json::Value = serde::Deserialize::deserialize(&mut de).ok()?;
+    let outcome: CaseOutcome = serde::Deserialize::deserialize(&mut de).ok()?;
     de.end().ok()?;
-    serde_json::from_value(value).ok()
+    Some(outcome)
 }

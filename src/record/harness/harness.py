@@ -29,6 +29,7 @@ per-case CPU limits are measured from.
 """
 
 import builtins
+import gc
 import os
 import select
 import signal
@@ -316,7 +317,7 @@ def _run_case(mod_dict, case):
     except BaseException:
         value = {"$opaque": {"type": "object", "repr": "<could not be encoded>"}}
     try:
-        shares = _shares(result, arg_ids, set())
+        shares = bool(arg_ids) and _shares(result, arg_ids, set())
     except BaseException:
         shares = True
     try:
@@ -669,10 +670,14 @@ class _Run:
                     buf += data
                 self.lines(buf, st)
                 break
+        # A child that finished every case leaves its leftovers to the reaper
+        # that runs before the answer; any other is reaped now, before the
+        # next child starts.
+        kill = not (st["finished"] and st["pending"] >= self.n)
         if pidfd is None and exited:
-            self._finish_child(cpid, None, res_r, out_r, reaped=True)
+            self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
         else:
-            status = self._finish_child(cpid, pidfd, res_r, out_r)
+            status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
         if st["all"]:
             return self.n
         if st["finished"] and not st["bad"]:
@@ -722,17 +727,19 @@ class _Run:
                 st["finished"] = True
         return progress
 
-    def _finish_child(self, cpid, pidfd, res_r, out_r, reaped=False):
-        _reap(cpid, None)
+    def _finish_child(self, cpid, pidfd, res_r, out_r, reaped=False, kill=True):
+        if kill:
+            _reap(cpid, None)
         status = None
         if not reaped:
             try:
                 _, status = os.waitpid(cpid, 0)
             except ChildProcessError:
                 status = None
-        _reap_orphans(2.0)
-        # Whatever was still in the output pipe.
-        while True:
+        _reap_orphans(2.0 if kill else 0.0)
+        # Whatever was still in the output pipe (bounded: a leftover process
+        # may still be writing).
+        for _ in range(64):
             try:
                 data = _read(out_r, 1 << 20)
             except OSError:
@@ -860,6 +867,10 @@ def main():
     for case in INIT["cases"]:  # fail now, not in a child, on a malformed case
         [T.decode(a) for a in case["a"]]
         [T.decode(v) for _, v in case["k"]]
+    # Everything so far lives as long as the zygote: keep the collector off
+    # it, so forked children do not copy-on-write the whole heap.
+    gc.collect()
+    gc.freeze()
     _write_all(1, b'{"ready":true}\n')
     while True:
         cmd = _read_line(0, one_byte=True)
