@@ -25,7 +25,7 @@ fn write(path: &std::path::Path, text: &str) {
 const ECHO: &str = "def parse_contract_json(text):\n    return {'echo': text}\n";
 
 #[test]
-fn discover_finds_nested_submissions_sorted_and_skips_links_and_hidden() {
+fn discover_finds_nested_submissions_sorted_skips_hidden_and_reports_unusable_folders() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
     write(&r.join("b/main.py"), ECHO);
@@ -38,8 +38,17 @@ fn discover_finds_nested_submissions_sorted_and_skips_links_and_hidden() {
     std::os::unix::fs::symlink("/etc/passwd", r.join("evil/main.py")).unwrap();
     let subs = discover(r).unwrap();
     let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
-    assert_eq!(ids, ["a", "b", "group/c"]);
-    assert!(matches!(subs[2].source, SubmissionSource::Recording(_)));
+    // Links are never followed, but a folder that cannot be graded is listed
+    // (with why) rather than silently missing from the gradebook.
+    assert_eq!(ids, ["a", "b", "evil", "group/c", "linked", "notes"]);
+    assert!(matches!(subs[3].source, SubmissionSource::Recording(_)));
+    let why = |i: usize| match &subs[i].source {
+        SubmissionSource::Unusable(why) => why.clone(),
+        other => panic!("{} should be unusable, is {other:?}", subs[i].id),
+    };
+    assert!(why(2).ends_with("evil/main.py is a symbolic link (links are not followed)"));
+    assert!(why(4).ends_with("linked is a symbolic link to a folder (links are not followed)"));
+    assert!(why(5).ends_with("notes: no main.py or recording.json (it holds readme.txt)"));
     // One submission folder given directly.
     let one = discover(&r.join("a")).unwrap();
     assert_eq!(one.len(), 1);

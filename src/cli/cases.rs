@@ -138,6 +138,14 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
         (tn, tp, th) = (tn + n, tp + p, th + h);
     }
     writeln!(out, "{:<24} {tn:>6} {tp:>7} {th:>7}", "total")?;
+    for cp in corpus.checkpoints() {
+        if !corpus.cases.iter().any(|c| c.checkpoint == cp.id) {
+            eprintln!(
+                "warning: checkpoint {} has no cases (no {}/{}.toml): every submission gets its points",
+                cp.id, cp.lesson, cp.id
+            );
+        }
+    }
     if problems.is_empty() {
         writeln!(
             out,
@@ -147,7 +155,8 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
         Ok(EXIT_OK)
     } else {
         drop(out);
-        eprintln!("error: {} problem(s):", problems.len());
+        let n = problems.len();
+        eprintln!("error: {n} problem{}:", if n == 1 { "" } else { "s" });
         for p in &problems {
             eprintln!("  {p}");
         }

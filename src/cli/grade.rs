@@ -266,6 +266,17 @@ fn record(
             submissions.len()
         );
     }
+    if submissions
+        .iter()
+        .any(|s| matches!(s.source, record::SubmissionSource::MainPy(_)))
+    {
+        record::check_work_dir(&args.work_dir).with_context(|| {
+            format!(
+                "cannot store recordings in --work-dir {}",
+                args.work_dir.display()
+            )
+        })?;
+    }
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),

@@ -13,17 +13,17 @@ pub struct Args {
     /// One submission folder (with main.py or recording.json) or a folder of them.
     #[arg(default_value = "submissions")]
     pub path: PathBuf,
-    /// The case corpus.
-    #[arg(long, default_value = "cases")]
+    /// The case corpus (the folder holding course.toml).
+    #[arg(long, value_name = "DIR", default_value = "cases")]
     pub cases: PathBuf,
-    /// Parallel workers (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Parallel workers (0 = one per core).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub jobs: usize,
-    /// Per-case time limit in seconds.
-    #[arg(long, default_value_t = 2.0)]
+    /// Time limit per case, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     pub case_timeout: f64,
     /// Where recordings go.
-    #[arg(long, default_value = ".autograder")]
+    #[arg(long, value_name = "DIR", default_value = ".autograder")]
     pub work_dir: PathBuf,
     /// Record again even when a recording for the same source, corpus and harness exists.
     #[arg(long)]
@@ -46,6 +46,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             "no submissions under {} (folders with main.py or recording.json)",
             args.path.display()
         );
+    }
+    if submissions
+        .iter()
+        .any(|s| matches!(s.source, record::SubmissionSource::MainPy(_)))
+    {
+        record::check_work_dir(&args.work_dir).with_context(|| {
+            format!(
+                "cannot store recordings in --work-dir {}",
+                args.work_dir.display()
+            )
+        })?;
     }
     let opts = RecordOptions {
         jobs: args.jobs,

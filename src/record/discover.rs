@@ -20,37 +20,94 @@ pub enum SubmissionSource {
     MainPy(PathBuf),
     /// `recording.json` shipped in the folder (recorded elsewhere): read and validated, never run.
     Recording(PathBuf),
+    /// A folder that looks like a submission but cannot be graded (its
+    /// `main.py` is a link or a folder, it holds no `main.py`, it is a link
+    /// itself): reported for this submission rather than silently left out
+    /// of the gradebook. The text says why.
+    Unusable(String),
 }
 
-/// A regular file (not a symlink: a link could point anywhere on the machine).
-fn regular_file(path: &Path) -> bool {
-    std::fs::symlink_metadata(path)
-        .map(|m| m.file_type().is_file())
-        .unwrap_or(false)
-}
-
-/// What a folder submits, if anything. `main.py` wins over a shipped
+/// What a folder submits, if anything: the first of `main.py` and
+/// `recording.json` that exists, of any kind. `main.py` wins over a shipped
 /// recording: code we run ourselves is more trustworthy than outcomes
-/// recorded elsewhere.
+/// recorded elsewhere. Only regular files are read (a link could point
+/// anywhere on the machine); anything else makes the submission unusable.
 fn source_of(dir: &Path) -> Option<SubmissionSource> {
-    let main = dir.join("main.py");
-    if regular_file(&main) {
-        return Some(SubmissionSource::MainPy(main));
-    }
-    let rec = dir.join("recording.json");
-    if regular_file(&rec) {
-        return Some(SubmissionSource::Recording(rec));
+    for name in ["main.py", "recording.json"] {
+        let path = dir.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let ft = meta.file_type();
+        if ft.is_file() {
+            return Some(if name == "main.py" {
+                SubmissionSource::MainPy(path)
+            } else {
+                SubmissionSource::Recording(path)
+            });
+        }
+        let what = if ft.is_symlink() {
+            "a symbolic link (links are not followed)"
+        } else if ft.is_dir() {
+            "a folder, not a file"
+        } else {
+            "not a regular file"
+        };
+        return Some(SubmissionSource::Unusable(format!(
+            "{} is {what}",
+            path.display()
+        )));
     }
     None
 }
 
+/// Folders that never hold submissions: hidden ones (`.git`, `.autograder`)
+/// and Python's byte-code caches.
+fn ignored(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.starts_with('.') || name == "__pycache__"
+}
+
+/// Why a folder with no subfolders and no `main.py` is not gradable, naming
+/// a few of the files it holds (often a misnamed `Main.py` or `solution.py`).
+fn empty_leaf(dir: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+        if is_dir && !ignored(&name) {
+            return None; // a folder of submissions, not one
+        }
+        if !is_dir && !name.to_string_lossy().starts_with('.') {
+            files.push(name.to_string_lossy().into_owned());
+        }
+    }
+    files.sort();
+    let why = if files.is_empty() {
+        "an empty folder".to_string()
+    } else {
+        let shown = files.len().min(5);
+        let more = if files.len() > shown { ", …" } else { "" };
+        format!("it holds {}{more}", files[..shown].join(", "))
+    };
+    Some(format!(
+        "{}: no main.py or recording.json ({why})",
+        dir.display()
+    ))
+}
+
 /// PATH is one submission (folder with main.py or recording.json) or a folder of them.
 /// Walks with walkdir, never following symlinks; skips hidden folders (`.git`,
-/// `.autograder`); does not look inside a submission folder; sorted by id.
+/// `.autograder`) and `__pycache__`; does not look inside a submission folder;
+/// sorted by id. Folders that cannot be graded — a link to a folder, a
+/// `main.py` that is not a regular file, a folder with neither subfolders nor
+/// `main.py` — are listed as [`SubmissionSource::Unusable`] so the gradebook
+/// says why instead of leaving the student out.
 pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
     let meta = std::fs::metadata(path).map_err(|e| RecordError::Io {
         path: path.to_path_buf(),
-        source: e,
+        error: e,
     })?;
     if !meta.is_dir() {
         return Err(RecordError::NotAFolder(path.to_path_buf()));
@@ -73,32 +130,65 @@ pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
         .sort_by_file_name()
         .into_iter();
     while let Some(entry) = walk.next() {
-        let entry = entry.map_err(|e| RecordError::Io {
-            path: e.path().unwrap_or(path).to_path_buf(),
-            source: e.into(),
-        })?;
-        if !entry.file_type().is_dir() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // An unreadable folder inside PATH is that folder's problem only.
+            Err(e) if e.depth() > 0 && e.path().is_some() => {
+                let dir = e.path().unwrap_or(path).to_path_buf();
+                found.push(Submission {
+                    id: id_of(path, &dir),
+                    source: SubmissionSource::Unusable(format!("{}: {e}", dir.display())),
+                    dir,
+                });
+                continue;
+            }
+            Err(e) => {
+                return Err(RecordError::Io {
+                    path: e.path().unwrap_or(path).to_path_buf(),
+                    error: e.into(),
+                })
+            }
+        };
+        let ft = entry.file_type();
+        let linked_dir = ft.is_symlink() && entry.path().is_dir();
+        if !ft.is_dir() && !linked_dir {
             continue;
         }
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            walk.skip_current_dir();
+        if ignored(entry.file_name()) {
+            if ft.is_dir() {
+                walk.skip_current_dir();
+            }
             continue;
         }
-        if let Some(source) = source_of(entry.path()) {
-            let rel = entry.path().strip_prefix(path).unwrap_or(entry.path());
-            let id = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+        let source = if linked_dir {
+            Some(SubmissionSource::Unusable(format!(
+                "{} is a symbolic link to a folder (links are not followed)",
+                entry.path().display()
+            )))
+        } else {
+            source_of(entry.path())
+                .or_else(|| empty_leaf(entry.path()).map(SubmissionSource::Unusable))
+        };
+        if let Some(source) = source {
             found.push(Submission {
-                id,
+                id: id_of(path, entry.path()),
                 dir: entry.path().to_path_buf(),
                 source,
             });
-            walk.skip_current_dir();
+            if ft.is_dir() {
+                walk.skip_current_dir();
+            }
         }
     }
     found.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(found)
+}
+
+/// A nested submission's id: its path from the PATH root, `/`-separated.
+fn id_of(root: &Path, dir: &Path) -> String {
+    let rel = dir.strip_prefix(root).unwrap_or(dir);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }

@@ -14,7 +14,7 @@ mod worker;
 
 pub use discover::{discover, Submission, SubmissionSource};
 pub use sandbox::{Isolation, IsolationChoice};
-pub use store::{parse_recording, read_recording, recording_path, write_recording};
+pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
 use crate::corpus::Corpus;
 use format::{Recording, RECORDING_FORMAT};
@@ -32,10 +32,11 @@ pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
 /// error: its import errors, crashes and timeouts are outcomes).
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("{}: {source}", path.display())]
+    /// (`error` is not a `source`: the message already includes it.)
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{} is not a folder", .0.display())]
     NotAFolder(PathBuf),
@@ -45,6 +46,9 @@ pub enum RecordError {
     SourceTooLarge { path: PathBuf, size: u64 },
     #[error("sandbox: {0}")]
     Sandbox(String),
+    /// A folder that cannot be graded (see [`SubmissionSource::Unusable`]).
+    #[error("{0}")]
+    Unusable(String),
     #[error("harness: {0}")]
     Harness(String),
 }
@@ -164,6 +168,9 @@ pub fn record_all_with(
     for (index, sub) in submissions.iter().enumerate() {
         match &sub.source {
             SubmissionSource::Recording(path) => results[index] = Some(read_recording(path)),
+            SubmissionSource::Unusable(why) => {
+                results[index] = Some(Err(RecordError::Unusable(why.clone())))
+            }
             SubmissionSource::MainPy(path) => match read_source(path) {
                 Err(e) => results[index] = Some(Err(e)),
                 Ok(source) => {
@@ -214,7 +221,7 @@ pub fn record_all_with(
 fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
     let io = |e: std::io::Error| RecordError::Io {
         path: path.to_path_buf(),
-        source: e,
+        error: e,
     };
     let meta = std::fs::symlink_metadata(path).map_err(io)?;
     if !meta.file_type().is_file() {

@@ -18,7 +18,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordError> {
     };
     let io = |e: std::io::Error| RecordError::Io {
         path: path.to_path_buf(),
-        source: e,
+        error: e,
     };
     let meta = std::fs::symlink_metadata(path).map_err(io)?;
     if !meta.file_type().is_file() {
@@ -143,7 +143,7 @@ pub fn recording_path(work_dir: &Path, id: &str) -> PathBuf {
 pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordError> {
     let io = |e: std::io::Error| RecordError::Io {
         path: path.to_path_buf(),
-        source: e,
+        error: e,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
@@ -152,5 +152,19 @@ pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordError> 
     text.push(b'\n');
     tmp.write_all(&text).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// Makes sure recordings can be stored under `work_dir` before any is made,
+/// so an unusable `--work-dir` is one clear error rather than one per
+/// submission.
+pub fn check_work_dir(work_dir: &Path) -> Result<(), RecordError> {
+    let dir = work_dir.join("recordings");
+    let io = |e: std::io::Error| RecordError::Io {
+        path: dir.clone(),
+        error: e,
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
     Ok(())
 }

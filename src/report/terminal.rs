@@ -36,7 +36,7 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
     // Cells as (text, colour).
     let mut rows: Vec<Vec<(String, Option<&str>)>> = Vec::new();
     for s in &run.submissions {
-        let mut row = vec![(s.id.clone(), None)];
+        let mut row = vec![(printable(&s.id), None)];
         for cp in &s.checkpoints {
             row.push(match s.status {
                 Status::Error => ("-".to_string(), Some(RED)),
@@ -93,20 +93,33 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
         return out;
     }
     for s in &run.submissions {
+        let id = printable(&s.id);
         if let Some(e) = &s.error {
             let _ = writeln!(
                 out,
                 "\n{}: {}",
-                paint(&s.id, BOLD),
+                paint(&id, BOLD),
                 paint(&format!("error: {e}"), RED)
             );
             continue;
+        }
+        if s.recording.as_ref().is_some_and(|r| r.stale) {
+            let _ = writeln!(
+                out,
+                "\n{}: {}",
+                paint(&id, BOLD),
+                paint(
+                    "note: its recording answers another version of the corpus \
+                     (cases it lacks count as not recorded); record it again",
+                    RED
+                )
+            );
         }
         if let Some(reason) = common_reason(s) {
             let _ = writeln!(
                 out,
                 "\n{}: every case failed: {}",
-                paint(&s.id, BOLD),
+                paint(&id, BOLD),
                 paint(reason, RED)
             );
             continue;
@@ -119,7 +132,7 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
             let _ = writeln!(
                 out,
                 "\n{} {} — {} of {} cases failed",
-                paint(&s.id, BOLD),
+                paint(&id, BOLD),
                 cp.id,
                 failed.len(),
                 cp.cases_total
@@ -151,4 +164,22 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
         }
     }
     out
+}
+
+/// A submission id as the terminal may show it: folder names can hold
+/// newlines or escape sequences, which would break the table or drive the
+/// terminal; control characters are shown escaped.
+fn printable(id: &str) -> String {
+    if !id.chars().any(char::is_control) {
+        return id.to_string();
+    }
+    id.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

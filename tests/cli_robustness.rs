@@ -1,0 +1,289 @@
+//! The CLI on hostile or broken input, as a careless or malicious user gives
+//! it: every broken submission is reported for itself with the reason while
+//! the others are graded, input errors exit 2 with one clear message, and
+//! source files in unusual encodings or line endings grade like any other.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The small grading fixture corpus (three checkpoints).
+fn cases() -> PathBuf {
+    repo().join("tests/fixtures/grading/cases")
+}
+
+fn model_source() -> String {
+    fs::read_to_string(repo().join("submissions/model-solution/main.py")).unwrap()
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_autograder"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap()
+}
+
+fn grade(subs: &Path, work: &Path, extra: &[&str]) -> Output {
+    let cases = cases();
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "grade".as_ref(),
+        subs.as_os_str(),
+        "--cases".as_ref(),
+        cases.as_os_str(),
+        "--work-dir".as_ref(),
+        work.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    run(&args)
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, bytes).unwrap();
+}
+
+/// Leading runs of four spaces become tabs (`unexpand --first-only -t4`).
+fn tabs_for_indent(source: &str) -> String {
+    source
+        .lines()
+        .map(|line| {
+            let n = line.len() - line.trim_start_matches(' ').len();
+            format!(
+                "{}{}{}\n",
+                "\t".repeat(n / 4),
+                " ".repeat(n % 4),
+                &line[n..]
+            )
+        })
+        .collect()
+}
+
+fn submissions(report: &Value) -> Vec<&Value> {
+    report["submissions"].as_array().unwrap().iter().collect()
+}
+
+fn by_id<'a>(report: &'a Value, id: &str) -> &'a Value {
+    submissions(report)
+        .into_iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no submission {id:?} in the report"))
+}
+
+#[test]
+fn broken_folders_are_reported_with_the_reason_and_the_rest_graded() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let model = model_source();
+    write(&r.join("good/main.py"), model.as_bytes());
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend(model.as_bytes());
+    write(&r.join("bom/main.py"), &bom);
+    write(
+        &r.join("crlf/main.py"),
+        model.replace('\n', "\r\n").as_bytes(),
+    );
+    let tabbed = tabs_for_indent(&model);
+    assert!(
+        tabbed.contains("\n\t\t"),
+        "the tab copy is indented by tabs"
+    );
+    write(&r.join("tabs/main.py"), tabbed.as_bytes());
+    write(&r.join("nested/sec-a/alice/main.py"), model.as_bytes());
+    // Latin-1 in a string literal: CPython refuses to import it (in a
+    // comment it would not care).
+    let mut latin1 = b"GREETING = '\xe9t\xe9'\n".to_vec();
+    latin1.extend(model.as_bytes());
+    write(&r.join("latin1/main.py"), &latin1);
+    fs::create_dir_all(r.join("empty")).unwrap();
+    fs::create_dir_all(r.join("dirmain/main.py")).unwrap();
+    fs::create_dir_all(r.join("shadow")).unwrap();
+    std::os::unix::fs::symlink("/etc/shadow", r.join("shadow/main.py")).unwrap();
+    write(&outside.path().join("main.py"), model.as_bytes());
+    std::os::unix::fs::symlink(outside.path(), r.join("linked")).unwrap();
+    write(&r.join("misnamed/Main.py"), model.as_bytes());
+    fs::create_dir_all(r.join("good/__pycache__")).unwrap();
+
+    let json = work.path().join("report.json");
+    let out = grade(
+        r,
+        &work.path().join("work"),
+        &["--json", json.to_str().unwrap(), "--fail-under", "100"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The broken ones are not gradable, so --fail-under fails the run.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let ids: Vec<&str> = submissions(&report)
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "bom",
+            "crlf",
+            "dirmain",
+            "empty",
+            "good",
+            "latin1",
+            "linked",
+            "misnamed",
+            "nested/sec-a/alice",
+            "shadow",
+            "tabs"
+        ]
+    );
+    for id in ["good", "bom", "crlf", "tabs", "nested/sec-a/alice"] {
+        let s = by_id(&report, id);
+        assert_eq!(s["status"], "graded", "{id}");
+        assert_eq!(s["points"], s["max_points"], "{id} scores full points");
+    }
+    let latin1 = by_id(&report, "latin1");
+    assert_eq!(latin1["status"], "graded");
+    assert_eq!(latin1["points"], 0.0);
+    let reason = latin1["checkpoints"][0]["failures"][0]["reason"].as_str();
+    assert!(
+        reason.is_some_and(|r| r.contains("did not import") && r.contains("utf-8")),
+        "{latin1}"
+    );
+    let errors = [
+        ("dirmain", "dirmain/main.py is a folder, not a file"),
+        (
+            "empty",
+            "empty: no main.py or recording.json (an empty folder)",
+        ),
+        (
+            "linked",
+            "linked is a symbolic link to a folder (links are not followed)",
+        ),
+        (
+            "misnamed",
+            "misnamed: no main.py or recording.json (it holds Main.py)",
+        ),
+        (
+            "shadow",
+            "shadow/main.py is a symbolic link (links are not followed)",
+        ),
+    ];
+    for (id, why) in errors {
+        let s = by_id(&report, id);
+        assert_eq!(s["status"], "error", "{id}");
+        let error = s["error"].as_str().unwrap();
+        assert!(error.ends_with(why), "{id}: {error}");
+        assert!(stderr.contains(&format!("{id}: not graded: ")), "{stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn an_unusable_work_dir_is_one_input_error() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        &root.path().join("s/main.py"),
+        b"def parse_contract_json(t):\n    return {}\n",
+    );
+    let not_a_folder = root.path().join("work-file");
+    fs::write(&not_a_folder, "").unwrap();
+    let json = root.path().join("report.json");
+    let out = grade(
+        &root.path().join("s"),
+        &not_a_folder,
+        &["--json", json.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: cannot store recordings in --work-dir ")
+            && stderr.contains("work-file"),
+        "{stderr}"
+    );
+    assert!(!json.exists(), "no report from a run that could not record");
+
+    let (sub, cases) = (root.path().join("s"), cases());
+    let out = run(&[
+        "record".as_ref(),
+        sub.as_os_str(),
+        "--cases".as_ref(),
+        cases.as_os_str(),
+        "--work-dir".as_ref(),
+        not_a_folder.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot store recordings"));
+}
+
+#[test]
+fn a_missing_submissions_path_is_named_once() {
+    let work = tempfile::tempdir().unwrap();
+    let out = grade(Path::new("/no/such/submissions"), work.path(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/no/such/submissions"), "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_recording_of_another_corpus_is_flagged_and_odd_ids_stay_on_one_line() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let rec = serde_json::json!({
+        "format": autograder::record::format::RECORDING_FORMAT,
+        "submission": "x",
+        "corpus_fingerprint": "0000",
+        "harness": "browser/1",
+        "isolation": "browser",
+        "outcomes": {},
+    });
+    let id = "new\nline\u{1b}[31m";
+    write(
+        &root.path().join(id).join("recording.json"),
+        rec.to_string().as_bytes(),
+    );
+    let out = grade(root.path(), work.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("another version of the corpus"), "{stdout}");
+    assert!(!stdout.contains('\u{1b}'), "no escape reaches the terminal");
+    let row = stdout.lines().nth(1).unwrap();
+    assert!(row.starts_with("new\\nline\\u{1b}[31m "), "{row}");
+}
+
+#[test]
+fn cases_check_warns_about_a_checkpoint_without_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("cases");
+    for rel in [
+        "course.toml",
+        "json-contract/parse_contract_json.toml",
+        "tool-proposals/validate_tool_call.toml",
+    ] {
+        write(&corpus.join(rel), &fs::read(cases().join(rel)).unwrap());
+    }
+    let out = run(&[
+        "cases".as_ref(),
+        "check".as_ref(),
+        "--cases".as_ref(),
+        corpus.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "warning: checkpoint order_tool_results has no cases (no tool-proposals/order_tool_results.toml)"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("parse_contract_json"), "{stderr}");
+}
