@@ -287,3 +287,40 @@ fn cases_check_warns_about_a_checkpoint_without_cases() {
     );
     assert!(!stderr.contains("parse_contract_json"), "{stderr}");
 }
+
+#[test]
+fn merge_of_a_truncated_report_says_why_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = dir.path().join("shard.json");
+    fs::write(&shard, "{\"schema\":").unwrap();
+    let out = run(&["merge".as_ref(), shard.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("shard.json"), "{stderr}");
+    assert_eq!(stderr.matches("EOF while parsing").count(), 1, "{stderr}");
+}
+
+#[test]
+fn gradescope_without_main_py_tells_the_student_in_results_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let upload = dir.path().join("submission");
+    write(&upload.join("solution.py"), model_source().as_bytes());
+    let results = dir.path().join("results/results.json");
+    let out = grade(
+        &upload,
+        &dir.path().join("work"),
+        &["--gradescope", results.to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&fs::read(&results).unwrap()).unwrap();
+    assert_eq!(doc["score"], 0.0);
+    let output = doc["output"].as_str().unwrap();
+    assert!(
+        output.starts_with("Your submission could not be graded: ")
+            && output.ends_with("submission: no main.py or recording.json (it holds solution.py)"),
+        "{output}"
+    );
+    // Without --gradescope an empty PATH stays a usage error.
+    let out = grade(&upload, &dir.path().join("work"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -253,7 +253,11 @@ fn record(
             .map(|(_, s)| s)
             .collect();
     }
-    if found == 0 {
+    if found == 0 && args.gradescope.is_some() && args.path.is_dir() {
+        // Gradescope shows the student results.json, not this error: say
+        // there what was uploaded instead of a main.py.
+        submissions = vec![record::nothing_found(&args.path)];
+    } else if found == 0 {
         bail!(
             "no submissions under {} (folders with main.py or recording.json)",
             args.path.display()

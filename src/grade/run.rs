@@ -10,12 +10,13 @@ use rayon::prelude::*;
 /// Errors that stop grading as a whole (a bad corpus, not a bad submission).
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
-    #[error("case {case} ({file}:{line}): the reference core cannot make this call: {source}")]
+    /// (`error` is not a `source`: the message already includes it.)
+    #[error("case {case} ({file}:{line}): the reference core cannot make this call: {error}")]
     Reference {
         case: String,
         file: String,
         line: usize,
-        source: CallError,
+        error: CallError,
     },
 }
 
@@ -205,12 +206,12 @@ pub fn expected_outcomes(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
         .cases
         .par_iter()
         .map(|case| {
-            reference::call(&case.checkpoint, &case.args, &case.kwargs).map_err(|source| {
+            reference::call(&case.checkpoint, &case.args, &case.kwargs).map_err(|error| {
                 GradeError::Reference {
                     case: case.id.clone(),
                     file: case.file.display().to_string(),
                     line: case.line,
-                    source,
+                    error,
                 }
             })
         })

@@ -71,30 +71,57 @@ fn ignored(name: &std::ffi::OsStr) -> bool {
 /// Why a folder with no subfolders and no `main.py` is not gradable, naming
 /// a few of the files it holds (often a misnamed `Main.py` or `solution.py`).
 fn empty_leaf(dir: &Path) -> Option<String> {
-    let entries = std::fs::read_dir(dir).ok()?;
-    let mut files = Vec::new();
-    for entry in entries.flatten() {
+    let (names, has_subfolder) = listing(dir)?;
+    (!has_subfolder).then(|| no_source(dir, &names))
+}
+
+/// The visible entries of `dir` (folders with a trailing `/`), sorted, and
+/// whether any of them is a folder that may hold submissions.
+fn listing(dir: &Path) -> Option<(Vec<String>, bool)> {
+    let mut names = Vec::new();
+    let mut has_subfolder = false;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let name = entry.file_name();
         let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
-        if is_dir && !ignored(&name) {
-            return None; // a folder of submissions, not one
-        }
-        if !is_dir && !name.to_string_lossy().starts_with('.') {
-            files.push(name.to_string_lossy().into_owned());
+        has_subfolder |= is_dir && !ignored(&name);
+        if !name.to_string_lossy().starts_with('.') {
+            let slash = if is_dir { "/" } else { "" };
+            names.push(format!("{}{slash}", name.to_string_lossy()));
         }
     }
-    files.sort();
-    let why = if files.is_empty() {
+    names.sort();
+    Some((names, has_subfolder))
+}
+
+fn no_source(dir: &Path, names: &[String]) -> String {
+    let why = if names.is_empty() {
         "an empty folder".to_string()
     } else {
-        let shown = files.len().min(5);
-        let more = if files.len() > shown { ", …" } else { "" };
-        format!("it holds {}{more}", files[..shown].join(", "))
+        let shown = names.len().min(5);
+        let more = if names.len() > shown { ", …" } else { "" };
+        format!("it holds {}{more}", names[..shown].join(", "))
     };
-    Some(format!(
-        "{}: no main.py or recording.json ({why})",
-        dir.display()
-    ))
+    format!("{}: no main.py or recording.json ({why})", dir.display())
+}
+
+/// PATH as one unusable submission, for when [`discover`] finds none there
+/// and the only reader is the student (Gradescope shows `results.json`, not
+/// the error stream): it says what PATH holds instead of a `main.py`.
+pub fn nothing_found(path: &Path) -> Submission {
+    let names = listing(path).map(|(n, _)| n).unwrap_or_default();
+    Submission {
+        id: single_id(path),
+        dir: path.to_path_buf(),
+        source: SubmissionSource::Unusable(no_source(path, &names)),
+    }
+}
+
+/// The id of a single submission given directly: its folder's name.
+fn single_id(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "submission".to_string())
 }
 
 /// PATH is one submission (folder with main.py or recording.json) or a folder of them.
@@ -113,12 +140,8 @@ pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
         return Err(RecordError::NotAFolder(path.to_path_buf()));
     }
     if let Some(source) = source_of(path) {
-        let id = std::fs::canonicalize(path)
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "submission".to_string());
         return Ok(vec![Submission {
-            id,
+            id: single_id(path),
             dir: path.to_path_buf(),
             source,
         }]);

@@ -13,12 +13,20 @@ use serde::Deserialize;
 /// Why a JSON report cannot be read back.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// (Not a `source`: the message already includes it, and the CLI prints
+    /// the chain.)
     #[error("not a JSON report: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(serde_json::Error),
     #[error("schema is {found:?}, expected {SCHEMA:?}")]
     Schema { found: String },
     #[error("{0}")]
     Shape(String),
+}
+
+impl From<serde_json::Error> for ReadError {
+    fn from(e: serde_json::Error) -> Self {
+        ReadError::Json(e)
+    }
 }
 
 #[derive(Deserialize)]
