@@ -324,3 +324,30 @@ fn gradescope_without_main_py_tells_the_student_in_results_json() {
     let out = grade(&upload, &dir.path().join("work"), &[]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn folder_names_that_are_not_utf8_keep_distinct_ids() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    for name in [&b"\xff"[..], &b"\xfe"[..]] {
+        let dir = root.path().join(std::ffi::OsStr::from_bytes(name));
+        write(&dir.join("main.py"), model_source().as_bytes());
+    }
+    let json = work.path().join("report.json");
+    let out = grade(
+        root.path(),
+        &work.path().join("work"),
+        &["--json", json.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let ids: Vec<&str> = submissions(&report)
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["\\xfe", "\\xff"]);
+    // So the report can be merged (merge refuses an id seen twice).
+    let out = run(&["merge".as_ref(), json.as_os_str(), "--quiet".as_ref()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -120,7 +120,7 @@ pub fn nothing_found(path: &Path) -> Submission {
 fn single_id(path: &Path) -> String {
     std::fs::canonicalize(path)
         .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .and_then(|p| p.file_name().map(name_text))
         .unwrap_or_else(|| "submission".to_string())
 }
 
@@ -211,7 +211,23 @@ pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
 fn id_of(root: &Path, dir: &Path) -> String {
     let rel = dir.strip_prefix(root).unwrap_or(dir);
     rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
+        .map(|c| name_text(c.as_os_str()))
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// A folder name as id text. Bytes that are not UTF-8 are written `\xNN`
+/// rather than replaced, so two such names never become the same id.
+fn name_text(name: &std::ffi::OsStr) -> String {
+    if let Some(s) = name.to_str() {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for chunk in name.as_encoded_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
