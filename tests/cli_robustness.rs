@@ -351,3 +351,69 @@ fn folder_names_that_are_not_utf8_keep_distinct_ids() {
     let out = run(&["merge".as_ref(), json.as_os_str(), "--quiet".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_recording_committed_in_the_students_own_folder_is_never_reused() {
+    // CI runs `grade .` in the student's repository, so the default work dir
+    // `.autograder/` is inside the submission: a student could commit a
+    // "cached" perfect recording there for their own (wrong) source.
+    let dir = tempfile::tempdir().unwrap();
+    let model_dir = dir.path().join("model");
+    write(&model_dir.join("main.py"), model_source().as_bytes());
+    let model_work = dir.path().join("model-work");
+    assert_eq!(grade(&model_dir, &model_work, &[]).status.code(), Some(0));
+    let perfect = fs::read_to_string(model_work.join("recordings/model.json")).unwrap();
+
+    let stu = dir.path().join("stu");
+    let wrong = b"def parse_contract_json(text):\n    return {}\n";
+    write(&stu.join("main.py"), wrong);
+    let mut forged: Value = serde_json::from_str(&perfect).unwrap();
+    forged["submission"] = "stu".into();
+    forged["source_sha256"] = sha256_hex(wrong).into();
+    write(
+        &stu.join(".autograder/recordings/stu.json"),
+        forged.to_string().as_bytes(),
+    );
+    let json = dir.path().join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+        .current_dir(&stu)
+        .args(["grade", ".", "--cases"])
+        .arg(cases())
+        .args(["--fail-under", "100", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let s = by_id(&report, "stu");
+    assert_eq!(s["status"], "graded");
+    assert!(s["points"].as_f64().unwrap() < s["max_points"].as_f64().unwrap());
+}
+
+#[test]
+fn main_py_only_refuses_shipped_recordings() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(&root.path().join("ok/main.py"), model_source().as_bytes());
+    write(&root.path().join("shipped/recording.json"), b"{}");
+    let json = work.path().join("report.json");
+    let out = grade(
+        root.path(),
+        &work.path().join("work"),
+        &["--main-py-only", "--json", json.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    assert_eq!(by_id(&report, "ok")["status"], "graded");
+    let shipped = by_id(&report, "shipped");
+    assert_eq!(shipped["status"], "error");
+    assert!(shipped["error"]
+        .as_str()
+        .unwrap()
+        .ends_with("shipped/recording.json: a shipped recording is not accepted (--main-py-only); submit main.py"));
+}

@@ -38,6 +38,10 @@ struct Options {
     /// Record every submission again, ignoring cached recordings.
     #[arg(long)]
     no_cache: bool,
+    /// Refuse shipped recording.json files: every submission must be a main.py, run here. A
+    /// recording made elsewhere can be forged; use this in CI on student pushes and on Gradescope
+    #[arg(long)]
+    main_py_only: bool,
     /// Who reads the output: students never see the input of a hidden case.
     #[arg(long, value_enum, default_value_t = AudienceArg::Instructor)]
     audience: AudienceArg,
@@ -252,6 +256,16 @@ fn record(
             .filter(|(i, _)| shard.holds(*i))
             .map(|(_, s)| s)
             .collect();
+    }
+    if args.main_py_only {
+        for s in &mut submissions {
+            if let record::SubmissionSource::Recording(path) = &s.source {
+                s.source = record::SubmissionSource::Unusable(format!(
+                    "{}: a shipped recording is not accepted (--main-py-only); submit main.py",
+                    path.display()
+                ));
+            }
+        }
     }
     if found == 0 && args.gradescope.is_some() && args.path.is_dir() {
         // Gradescope shows the student results.json, not this error: say

@@ -183,7 +183,7 @@ pub fn record_all_with(
                         }
                     };
                     if opts.use_cache {
-                        if let Some(rec) = cached(opts, corpus, &sub.id, &sha256, iso) {
+                        if let Some(rec) = cached(opts, corpus, sub, &sha256, iso) {
                             results[index] = Some(Ok(rec));
                             continue;
                         }
@@ -240,14 +240,26 @@ fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
 }
 
 /// The stored recording, when it answers exactly this source, corpus,
-/// harness and isolation.
+/// harness and isolation. Never one from inside the submission's own folder
+/// (`grade .` in a student's repository with the default work dir): the
+/// student could have committed a forged recording there.
 fn cached(
     opts: &RecordOptions,
     corpus: &Corpus,
-    id: &str,
+    sub: &Submission,
     sha256: &str,
     iso: Isolation,
 ) -> Option<Recording> {
+    let id = sub.id.as_str();
+    let (Ok(work), Ok(dir)) = (
+        std::fs::canonicalize(&opts.work_dir),
+        std::fs::canonicalize(&sub.dir),
+    ) else {
+        return None;
+    };
+    if work.starts_with(&dir) {
+        return None;
+    }
     let path = recording_path(&opts.work_dir, id);
     let rec = read_recording(&path).ok()?;
     let fresh = rec.submission == id
