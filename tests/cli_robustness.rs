@@ -417,3 +417,19 @@ fn main_py_only_refuses_shipped_recordings() {
         .unwrap()
         .ends_with("shipped/recording.json: a shipped recording is not accepted (--main-py-only); submit main.py"));
 }
+
+#[test]
+fn a_missing_default_corpus_says_how_to_point_at_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+        .current_dir(dir.path())
+        .args(["cases", "check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cases: no such folder") && stderr.contains("--cases DIR"),
+        "{stderr}"
+    );
+}

@@ -132,6 +132,13 @@ pub fn load(dir: &Path) -> Result<Corpus, CorpusError> {
 pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
     let mut problems = Vec::new();
     let fail = |problems: Vec<Problem>| Err(CorpusError { problems });
+    if !dir.exists() {
+        problems.push(problems::whole(
+            dir,
+            "no such folder (the corpus is the folder holding course.toml; pass --cases DIR)",
+        ));
+        return fail(problems);
+    }
     if !dir.is_dir() {
         problems.push(problems::whole(dir, "not a folder"));
         return fail(problems);
