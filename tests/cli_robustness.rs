@@ -433,3 +433,33 @@ fn a_missing_default_corpus_says_how_to_point_at_one() {
         "{stderr}"
     );
 }
+
+#[test]
+fn record_says_when_a_shipped_recording_answers_another_corpus() {
+    let root = tempfile::tempdir().unwrap();
+    let rec = serde_json::json!({
+        "format": autograder::record::format::RECORDING_FORMAT,
+        "submission": "browser",
+        "corpus_fingerprint": "0000",
+        "harness": "browser/1",
+        "isolation": "browser",
+        "outcomes": {},
+    });
+    let sub = root.path().join("browser");
+    write(&sub.join("recording.json"), rec.to_string().as_bytes());
+    let (cases, work) = (cases(), root.path().join("work"));
+    let out = run(&[
+        "record".as_ref(),
+        sub.as_os_str(),
+        "--cases".as_ref(),
+        cases.as_os_str(),
+        "--work-dir".as_ref(),
+        work.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("browser  0 cases:  [browser] — answers another version of the corpus"),
+        "{stdout}"
+    );
+}

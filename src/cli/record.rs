@@ -70,11 +70,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         ..Tuning::default()
     };
     let results = record::record_all_with(&corpus, &submissions, &opts, &tuning);
-    let width = results.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    let width = results
+        .iter()
+        .map(|r| r.id.chars().count())
+        .max()
+        .unwrap_or(0);
     // A closed stdout (`| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
     for r in &results {
         let _ = match &r.result {
+            Ok(rec) if rec.corpus_fingerprint != corpus.fingerprint => writeln!(
+                out,
+                "{:width$}  {} — answers another version of the corpus",
+                r.id,
+                summary(rec)
+            ),
             Ok(rec) => writeln!(out, "{:width$}  {}", r.id, summary(rec)),
             Err(e) => writeln!(out, "{:width$}  not recorded: {e}", r.id),
         };
