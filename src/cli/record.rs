@@ -94,6 +94,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         "recordings in {}",
         args.work_dir.join("recordings").display()
     );
+    // One broken submission is reported and the others recorded; a sandbox
+    // that cannot run anything at all is the tool's problem.
+    let broken_sandbox = results.iter().all(|r| {
+        matches!(
+            r.result,
+            Err(record::RecordError::Sandbox(_) | record::RecordError::Harness(_))
+        )
+    });
+    if broken_sandbox {
+        anyhow::bail!("no submission could be recorded: the sandbox does not work here");
+    }
     Ok(crate::cli::EXIT_OK)
 }
 
