@@ -463,3 +463,44 @@ fn record_says_when_a_shipped_recording_answers_another_corpus() {
         "{stdout}"
     );
 }
+
+#[test]
+fn grade_refuses_a_corpus_whose_pin_the_core_contradicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("cases");
+    for rel in [
+        "course.toml",
+        "json-contract/parse_contract_json.toml",
+        "tool-proposals/validate_tool_call.toml",
+        "tool-proposals/order_tool_results.toml",
+    ] {
+        write(&corpus.join(rel), &fs::read(cases().join(rel)).unwrap());
+    }
+    // A case whose pin says it returns while the core raises.
+    let file = corpus.join("json-contract/parse_contract_json.toml");
+    let mut text = fs::read_to_string(&file).unwrap();
+    text.push_str(
+        "\n[[case]]\nid = \"wrong-pin\"\ncall = \"parse_contract_json('[]')\"\ntags = [\"wrong-types\"]\nexpect = \"[]\"\n",
+    );
+    fs::write(&file, &text).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l == "id = \"wrong-pin\"")
+        .unwrap();
+    let sub = dir.path().join("s");
+    write(&sub.join("main.py"), model_source().as_bytes());
+    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+        .args(["grade"])
+        .arg(&sub)
+        .arg("--cases")
+        .arg(&corpus)
+        .arg("--work-dir")
+        .arg(dir.path().join("work"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The [[case]] header is the line above the id.
+    let at = format!("parse_contract_json.toml:{line}: case parse_contract_json/wrong-pin: the pin says [] but the core gives raises ValueError");
+    assert!(stderr.contains(&at), "{stderr}");
+}

@@ -142,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
     let corpus = load_corpus(&args.cases)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
+    check_pins(&corpus, &expected)?;
     let recordings = record(&corpus, &args)?;
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
     let paths = ReportPaths {
@@ -234,6 +235,38 @@ fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
     }
     report::write_atomic(path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Refuses a corpus whose pins the reference core contradicts: grading would
+/// silently follow the core where the case file states otherwise.
+fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Result<()> {
+    let text = super::eval::outcome_text;
+    let wrong: Vec<String> = corpus
+        .cases
+        .iter()
+        .zip(expected)
+        .filter_map(|(case, got)| {
+            let pin = case.expect.as_ref()?;
+            (!pin.strict_eq(got)).then(|| {
+                format!(
+                    "  {}:{}: case {}: the pin says {} but the core gives {}",
+                    case.file.display(),
+                    case.line,
+                    case.id,
+                    text(pin),
+                    text(got)
+                )
+            })
+        })
+        .collect();
+    if !wrong.is_empty() {
+        bail!(
+            "the cases in {} have pins the reference core disagrees with (fix them; `autograder cases check` checks):\n{}",
+            corpus.root.display(),
+            wrong.join("\n")
+        );
+    }
+    Ok(())
 }
 
 /// Loads the case corpus.
