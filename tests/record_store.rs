@@ -222,3 +222,30 @@ fn the_model_solution_records_values_and_value_errors() {
         );
     }
 }
+
+#[test]
+fn a_sleeping_call_times_out_on_the_wall_clock() {
+    // CPU time does not advance while it sleeps: the wall cap (3x) ends it.
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(
+        &root.path().join("sleepy/main.py"),
+        "import time\ndef parse_contract_json(text):\n    if text == 'a':\n        time.sleep(600)\n    return [text]\n",
+    );
+    let subs = discover(root.path()).unwrap();
+    let got = record(
+        &small_corpus(),
+        &subs,
+        &options(work.path(), 1, 1),
+        IsolationChoice::Rlimits,
+    );
+    let rec = recording(&got, "sleepy");
+    assert_eq!(
+        outcome(rec, "parse_contract_json/a"),
+        &CaseOutcome::Timeout { seconds: 1.0 }
+    );
+    assert!(matches!(
+        outcome(rec, "parse_contract_json/b"),
+        CaseOutcome::Returned { .. }
+    ));
+}
