@@ -286,6 +286,25 @@ fn cases_check_warns_about_a_checkpoint_without_cases() {
         "{stderr}"
     );
     assert!(!stderr.contains("parse_contract_json"), "{stderr}");
+
+    // grade says the same, and still grades.
+    let sub = dir.path().join("s");
+    write(&sub.join("main.py"), model_source().as_bytes());
+    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+        .arg("grade")
+        .arg(&sub)
+        .arg("--cases")
+        .arg(&corpus)
+        .arg("--work-dir")
+        .arg(dir.path().join("work"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: checkpoint order_tool_results has no cases"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -93,6 +93,19 @@ fn location(case: &Case) -> String {
     format!("{}:{}: case {}", case.file.display(), case.line, case.id)
 }
 
+/// Warns (stderr) about checkpoints without a single case: they score full
+/// points, which a missing or misnamed case file would otherwise hide.
+pub(super) fn warn_empty_checkpoints(corpus: &Corpus) {
+    for cp in corpus.checkpoints() {
+        if !corpus.cases.iter().any(|c| c.checkpoint == cp.id) {
+            eprintln!(
+                "warning: checkpoint {} has no cases (no {}/{}.toml): every submission gets its points",
+                cp.id, cp.lesson, cp.id
+            );
+        }
+    }
+}
+
 fn check(dir: &Path) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
@@ -138,14 +151,7 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
         (tn, tp, th) = (tn + n, tp + p, th + h);
     }
     writeln!(out, "{:<24} {tn:>6} {tp:>7} {th:>7}", "total")?;
-    for cp in corpus.checkpoints() {
-        if !corpus.cases.iter().any(|c| c.checkpoint == cp.id) {
-            eprintln!(
-                "warning: checkpoint {} has no cases (no {}/{}.toml): every submission gets its points",
-                cp.id, cp.lesson, cp.id
-            );
-        }
-    }
+    warn_empty_checkpoints(&corpus);
     if problems.is_empty() {
         writeln!(
             out,

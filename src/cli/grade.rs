@@ -143,6 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let corpus = load_corpus(&args.cases)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
+    super::cases::warn_empty_checkpoints(&corpus);
     let recordings = record(&corpus, &args)?;
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
     let paths = ReportPaths {
