@@ -523,3 +523,43 @@ fn grade_refuses_a_corpus_whose_pin_the_core_contradicts() {
     let at = format!("parse_contract_json.toml:{line}: case parse_contract_json/wrong-pin: the pin says [] but the core gives raises ValueError");
     assert!(stderr.contains(&at), "{stderr}");
 }
+
+#[test]
+fn gradescope_grades_the_one_main_py_among_upload_leftovers() {
+    // An archive unpacked as project/main.py, with a docs/ folder and the
+    // __MACOSX/ resource forks macOS adds: one submission, graded.
+    let dir = tempfile::tempdir().unwrap();
+    let upload = dir.path().join("submission");
+    write(&upload.join("project/main.py"), model_source().as_bytes());
+    write(&upload.join("docs/notes.md"), b"notes");
+    write(
+        &upload.join("__MACOSX/project/._main.py"),
+        b"\0\x05\x16\x07",
+    );
+    let results = dir.path().join("results.json");
+    let out = grade(
+        &upload,
+        &dir.path().join("work"),
+        &["--gradescope", results.to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&fs::read(&results).unwrap()).unwrap();
+    assert_eq!(doc["score"], doc["max_score"], "{doc}");
+
+    // Two folders with nothing to grade: the report lists what was uploaded.
+    fs::remove_dir_all(upload.join("project")).unwrap();
+    write(&upload.join("src/solution.py"), b"pass\n");
+    let out = grade(
+        &upload,
+        &dir.path().join("work"),
+        &["--gradescope", results.to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&fs::read(&results).unwrap()).unwrap();
+    assert_eq!(doc["score"], 0.0);
+    let output = doc["output"].as_str().unwrap();
+    assert!(
+        output.ends_with("submission: no main.py or recording.json (it holds docs/, src/)"),
+        "{output}"
+    );
+}

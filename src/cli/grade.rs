@@ -301,10 +301,20 @@ fn record(
             }
         }
     }
-    if found == 0 && args.gradescope.is_some() && args.path.is_dir() {
-        // Gradescope shows the student results.json, not this error: say
-        // there what was uploaded instead of a main.py.
-        submissions = vec![record::nothing_found(&args.path)];
+    if args.gradescope.is_some() && args.path.is_dir() && submissions.len() != 1 {
+        // Gradescope shows the student results.json, not an error: grade the
+        // one folder with a main.py among the upload's leftovers (a docs/
+        // folder), or say there what was uploaded instead of a main.py.
+        let usable: Vec<_> = submissions
+            .iter()
+            .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
+            .cloned()
+            .collect();
+        match usable.len() {
+            0 => submissions = vec![record::nothing_found(&args.path)],
+            1 => submissions = usable,
+            _ => {}
+        }
     } else if found == 0 {
         bail!(
             "no submissions under {} (folders with main.py or recording.json)",

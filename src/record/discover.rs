@@ -61,11 +61,11 @@ fn source_of(dir: &Path) -> Option<SubmissionSource> {
     None
 }
 
-/// Folders that never hold submissions: hidden ones (`.git`, `.autograder`)
-/// and Python's byte-code caches.
+/// Folders that never hold submissions: hidden ones (`.git`, `.autograder`),
+/// Python's byte-code caches and the resource forks macOS puts in archives.
 fn ignored(name: &std::ffi::OsStr) -> bool {
     let name = name.to_string_lossy();
-    name.starts_with('.') || name == "__pycache__"
+    name.starts_with('.') || name == "__pycache__" || name == "__MACOSX"
 }
 
 /// Why a folder with no subfolders and no `main.py` is not gradable, naming
@@ -84,7 +84,7 @@ fn listing(dir: &Path) -> Option<(Vec<String>, bool)> {
         let name = entry.file_name();
         let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
         has_subfolder |= is_dir && !ignored(&name);
-        if !name.to_string_lossy().starts_with('.') {
+        if !name.to_string_lossy().starts_with('.') && !(is_dir && ignored(&name)) {
             let slash = if is_dir { "/" } else { "" };
             names.push(format!("{}{slash}", name.to_string_lossy()));
         }
@@ -126,7 +126,7 @@ fn single_id(path: &Path) -> String {
 
 /// PATH is one submission (folder with main.py or recording.json) or a folder of them.
 /// Walks with walkdir, never following symlinks; skips hidden folders (`.git`,
-/// `.autograder`) and `__pycache__`; does not look inside a submission folder;
+/// `.autograder`), `__pycache__` and `__MACOSX`; does not look inside a submission folder;
 /// sorted by id. Folders that cannot be graded — a link to a folder, a
 /// `main.py` that is not a regular file, a folder with neither subfolders nor
 /// `main.py` — are listed as [`SubmissionSource::Unusable`] so the gradebook
