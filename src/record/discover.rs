@@ -84,7 +84,8 @@ fn listing(dir: &Path) -> Option<(Vec<String>, bool)> {
         let name = entry.file_name();
         let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
         has_subfolder |= is_dir && !ignored(&name);
-        if !name.to_string_lossy().starts_with('.') && !(is_dir && ignored(&name)) {
+        let hidden = name.to_string_lossy().starts_with('.');
+        if !(hidden || is_dir && ignored(&name)) {
             let slash = if is_dir { "/" } else { "" };
             names.push(format!("{}{slash}", name.to_string_lossy()));
         }
