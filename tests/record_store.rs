@@ -9,6 +9,7 @@ use autograder::record::{
 use autograder::value::PyValue;
 use record_support::*;
 use std::fs;
+use std::path::Path;
 
 fn small_corpus() -> autograder::corpus::Corpus {
     corpus(vec![
@@ -248,4 +249,48 @@ fn a_sleeping_call_times_out_on_the_wall_clock() {
         outcome(rec, "parse_contract_json/b"),
         CaseOutcome::Returned { .. }
     ));
+}
+
+#[test]
+fn files_left_in_shared_temporary_folders_are_gone_before_the_next_submission() {
+    let root = tempfile::tempdir().unwrap();
+    let leak = format!(
+        "/tmp/autograder-leak-test-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    // Sorted ids: the writer runs first, then the reader, on the same worker.
+    write(
+        &root.path().join("a-writer/main.py"),
+        "def parse_contract_json(path):\n    open(path, 'w').write('secret')\n    return 'wrote'\n",
+    );
+    write(
+        &root.path().join("b-reader/main.py"),
+        "def parse_contract_json(path):\n    return open(path).read()\n",
+    );
+    let corpus = corpus(vec![case(
+        "parse_contract_json",
+        "leak",
+        vec![PyValue::str(&leak)],
+    )]);
+    let subs = discover(root.path()).unwrap();
+    let mut modes = vec![IsolationChoice::Rlimits];
+    if bwrap_or_skip("files_left_in_shared_temporary_folders (bwrap half)") {
+        modes.push(IsolationChoice::Bwrap);
+    }
+    for mode in modes {
+        let work = tempfile::tempdir().unwrap();
+        let got = record(&corpus, &subs, &options(work.path(), 1, 2), mode.clone());
+        let wrote = outcome(recording(&got, "a-writer"), "parse_contract_json/leak");
+        assert!(
+            matches!(wrote, CaseOutcome::Returned { .. }),
+            "{mode:?}: {wrote:?}"
+        );
+        let read = outcome(recording(&got, "b-reader"), "parse_contract_json/leak");
+        assert_eq!(raised(read).0, "FileNotFoundError", "{mode:?}");
+        assert!(!Path::new(&leak).exists());
+    }
 }

@@ -479,11 +479,34 @@ def _reap(cpid, jobdir):
                         break
                 if jobdir is not None:
                     _rmtree(jobdir)
+                    _remove_leftovers(uid)
             finally:
                 _exit(0)
         os.waitpid(r, 0)
     elif jobdir is not None:
         _rmtree(jobdir)
+
+
+# World-writable places a submission could leave files in for the next one
+# run by the same worker uid (which could read them).
+_SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _remove_leftovers(uid):
+    """Removes what the worker uid owns in the scratch root and the shared
+    temporary folders (runs as that uid, after everything it ran is dead)."""
+    for d in (INIT["scratch"],) + _SHARED_DIRS:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(d, name)
+            try:
+                if os.lstat(path).st_uid == uid:
+                    _rmtree(path)
+            except OSError:
+                pass
 
 
 def _rmtree(path):
