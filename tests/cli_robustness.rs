@@ -563,3 +563,22 @@ fn gradescope_grades_the_one_main_py_among_upload_leftovers() {
         "{output}"
     );
 }
+
+#[test]
+fn two_reports_into_one_file_is_a_usage_error() {
+    let root = tempfile::tempdir().unwrap();
+    write(&root.path().join("s/main.py"), model_source().as_bytes());
+    let (json, csv) = (root.path().join("same.out"), root.path().join("./same.out"));
+    let out = grade(
+        &root.path().join("s"),
+        &root.path().join("work"),
+        &["--json", json.to_str().unwrap(), "--csv", csv.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: --json and --csv both write ") && stderr.contains("same.out"),
+        "{stderr}"
+    );
+    assert!(!json.exists());
+}

@@ -176,6 +176,26 @@ pub(super) fn finish(
     quiet: bool,
     fail_under: Option<f64>,
 ) -> anyhow::Result<i32> {
+    let named = [
+        ("--json", paths.json),
+        ("--csv", paths.csv),
+        ("--junit", paths.junit),
+        ("--gradescope", paths.gradescope),
+        ("--markdown", paths.markdown),
+        ("--html", paths.html),
+    ];
+    let named: Vec<(&str, PathBuf)> = named
+        .into_iter()
+        .filter_map(|(flag, p)| Some((flag, std::path::absolute(p?).ok()?)))
+        .collect();
+    for (i, (flag, path)) in named.iter().enumerate() {
+        if let Some((first, _)) = named[..i].iter().find(|(_, p)| p == path) {
+            bail!(
+                "{first} and {flag} both write {}: one report would overwrite the other",
+                path.display()
+            );
+        }
+    }
     let view = run.for_audience(audience);
 
     // Render everything before writing anything: what can fail, fails first.
