@@ -572,7 +572,12 @@ fn two_reports_into_one_file_is_a_usage_error() {
     let out = grade(
         &root.path().join("s"),
         &root.path().join("work"),
-        &["--json", json.to_str().unwrap(), "--csv", csv.to_str().unwrap()],
+        &[
+            "--json",
+            json.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+        ],
     );
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
