@@ -37,7 +37,7 @@ fn check_hostile(isolation: IsolationChoice) {
     let corpus_file = fixtures().join(".corpus/course.toml");
     let corpus = hostile_corpus(&other_main, &corpus_file);
     let subs = hostile_submissions();
-    assert_eq!(subs.len(), 23, "every fixture is discovered");
+    assert_eq!(subs.len(), 24, "every fixture is discovered");
     let work = tempfile::tempdir().unwrap();
     let results = record(
         &corpus,
@@ -226,6 +226,7 @@ fn check_hostile(isolation: IsolationChoice) {
         let o = hostile("kill-parent");
         assert_eq!(raised(&o).0, "PermissionError", "{o:?}");
     }
+    assert_eq!(hostile("no-new-privs"), echo("1"));
     // An import that never ends times every case out, once.
     let looping = recording(&results, "import-loop");
     for o in looping.outcomes.values() {

@@ -215,13 +215,16 @@ pub fn harness_command(isolation: Isolation, scratch: &Path) -> (Command, PathBu
     }
 }
 
-/// The harness dies with us, and (as root, rlimits mode) gets a network
-/// namespace of its own when the kernel allows it.
+/// The harness dies with us, can never gain privileges through exec, and (as
+/// root, rlimits mode) gets a network namespace of its own when the kernel
+/// allows it.
 fn die_with_parent(cmd: &mut Command, unshare_net: bool) {
     // SAFETY: the closure only calls async-signal-safe libc functions.
     unsafe {
         cmd.pre_exec(move || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            // No exec of a setuid binary ever gains privileges (bwrap sets it too).
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
             if unshare_net {
                 // Best effort: without it the fallback has the host's network.
                 libc::unshare(libc::CLONE_NEWNET);
