@@ -7,6 +7,7 @@ mod support;
 
 use autograder::grade::{self, Audience, GradeRun};
 use autograder::report;
+use autograder::report::gradescope::HiddenVisibility;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -192,7 +193,7 @@ fn markdown_golden() {
 #[test]
 fn gradescope_golden_and_fields() {
     let run = only("partial");
-    let text = report::gradescope::render(&run).unwrap();
+    let text = report::gradescope::render(&run, HiddenVisibility::Hidden).unwrap();
     support::check_golden("gradescope-partial.json", &text);
     let v: Value = serde_json::from_str(&text).unwrap();
     for key in [
@@ -231,7 +232,7 @@ fn gradescope_golden_and_fields() {
     // Hidden cases: Gradescope visibility, and nothing of their input.
     for name in ["parse_contract_json/nan", "validate_tool_call/bool-x"] {
         let t = tests.iter().find(|t| t["name"] == name).unwrap();
-        assert_eq!(t["visibility"], "after_published");
+        assert_eq!(t["visibility"], "hidden");
         let out = t["output"].as_str().unwrap();
         assert!(out.starts_with("a hidden case failed: "), "{out}");
         assert!(
@@ -248,8 +249,30 @@ fn gradescope_golden_and_fields() {
 }
 
 #[test]
+fn gradescope_hidden_cases_can_show_after_publishing() {
+    let text =
+        report::gradescope::render(&only("partial"), HiddenVisibility::AfterPublished).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let tests = v["tests"].as_array().unwrap();
+    let t = tests
+        .iter()
+        .find(|t| t["name"] == "parse_contract_json/nan")
+        .unwrap();
+    assert_eq!(t["visibility"], "after_published");
+    assert!(t["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("a hidden case failed: "));
+    let visible = tests
+        .iter()
+        .find(|t| t["name"] == "parse_contract_json/object")
+        .unwrap();
+    assert_eq!(visible["visibility"], "visible");
+}
+
+#[test]
 fn gradescope_reports_an_error_and_refuses_several_submissions() {
-    let text = report::gradescope::render(&only("broken")).unwrap();
+    let text = report::gradescope::render(&only("broken"), HiddenVisibility::Hidden).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["score"], 0.0);
     assert_eq!(v["max_score"], 4.0);
@@ -257,7 +280,7 @@ fn gradescope_reports_an_error_and_refuses_several_submissions() {
         .as_str()
         .unwrap()
         .starts_with("Your submission could not be graded: "));
-    assert!(report::gradescope::render(&support::run()).is_err());
+    assert!(report::gradescope::render(&support::run(), HiddenVisibility::Hidden).is_err());
 }
 
 #[test]

@@ -57,6 +57,10 @@ struct Options {
     /// Write Gradescope's results.json (PATH must be one submission).
     #[arg(long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
+    /// Gradescope visibility of hidden cases: `hidden` (never shown; points
+    /// count) or `after-published` (failure shown without input once published).
+    #[arg(long, value_name = "WHEN", default_value = "hidden")]
+    gradescope_hidden: GradescopeHiddenArg,
     /// Write a Markdown summary (e.g. for a CI step summary).
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
@@ -151,10 +155,27 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         csv: args.csv.as_deref(),
         junit: args.junit.as_deref(),
         gradescope: args.gradescope.as_deref(),
+        gradescope_hidden: args.gradescope_hidden.into(),
         markdown: args.markdown.as_deref(),
         html: args.html.as_deref(),
     };
     finish(&run, audience, &paths, args.quiet, args.fail_under)
+}
+
+/// `--gradescope-hidden` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(super) enum GradescopeHiddenArg {
+    Hidden,
+    AfterPublished,
+}
+
+impl From<GradescopeHiddenArg> for report::gradescope::HiddenVisibility {
+    fn from(arg: GradescopeHiddenArg) -> Self {
+        match arg {
+            GradescopeHiddenArg::Hidden => Self::Hidden,
+            GradescopeHiddenArg::AfterPublished => Self::AfterPublished,
+        }
+    }
 }
 
 /// The report files a command was asked to write.
@@ -163,6 +184,8 @@ pub(super) struct ReportPaths<'a> {
     pub csv: Option<&'a Path>,
     pub junit: Option<&'a Path>,
     pub gradescope: Option<&'a Path>,
+    /// How hidden cases appear in the Gradescope report.
+    pub gradescope_hidden: report::gradescope::HiddenVisibility,
     pub markdown: Option<&'a Path>,
     pub html: Option<&'a Path>,
 }
@@ -210,7 +233,7 @@ pub(super) fn finish(
         outputs.push((p, report::junit::render(&view)?));
     }
     if let Some(p) = paths.gradescope {
-        outputs.push((p, report::gradescope::render(run)?));
+        outputs.push((p, report::gradescope::render(run, paths.gradescope_hidden)?));
     }
     if let Some(p) = paths.markdown {
         outputs.push((p, report::markdown::render(&view)));

@@ -68,6 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         csv: args.csv.as_deref(),
         junit: args.junit.as_deref(),
         gradescope: None,
+        gradescope_hidden: Default::default(),
         markdown: args.markdown.as_deref(),
         html: args.html.as_deref(),
     };

@@ -288,12 +288,16 @@ fn cases_json(corpus: &Corpus) -> String {
     serde_json::Value::Array(cases).to_string()
 }
 
+/// At most this many pre-forked interpreters at once, whatever `--jobs` asks:
+/// each holds a Python process and a uid from the sandbox's range.
+pub const MAX_WORKERS: usize = 64;
+
 fn worker_count(opts: &RecordOptions, jobs: usize) -> usize {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
     let wanted = if opts.jobs == 0 { cores } else { opts.jobs };
-    wanted.clamp(1, jobs.max(1))
+    wanted.clamp(1, jobs.clamp(1, MAX_WORKERS))
 }
 
 fn run_jobs(

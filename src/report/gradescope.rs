@@ -2,8 +2,10 @@
 //!
 //! Its output is shown to students, so it always follows the student rules:
 //! a failed hidden case shows only its tags and a value-free reason. Hidden
-//! cases get `"visibility": "after_published"` (students see that they
-//! failed once grades are published, never their input); others `visible`.
+//! cases get Gradescope's `"visibility": "hidden"` by default (the test is
+//! never shown to students; its points still count), or `"after_published"`
+//! when the instructor wants students to see, once grades are published, that
+//! it failed (never its input); others are `visible`.
 //! `execution_time` is 0: recordings carry no timings, and a constant keeps
 //! the file reproducible.
 
@@ -12,8 +14,25 @@ use crate::corpus::Visibility;
 use crate::grade::{Audience, GradeRun, Status};
 use serde_json::{json, Value};
 
-/// The Gradescope visibility of a hidden case.
-pub const HIDDEN_VISIBILITY: &str = "after_published";
+/// The Gradescope visibility given to the corpus's hidden cases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HiddenVisibility {
+    /// Never shown to students (Gradescope's `hidden`).
+    #[default]
+    Hidden,
+    /// Shown, without input, once grades are published.
+    AfterPublished,
+}
+
+impl HiddenVisibility {
+    /// The value Gradescope reads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HiddenVisibility::Hidden => "hidden",
+            HiddenVisibility::AfterPublished => "after_published",
+        }
+    }
+}
 
 /// Why a Gradescope report cannot be made.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +42,7 @@ pub enum GradescopeError {
 }
 
 /// `results.json` text for the run's only submission.
-pub fn render(run: &GradeRun) -> Result<String, GradescopeError> {
+pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, GradescopeError> {
     if run.submissions.len() != 1 {
         return Err(GradescopeError::NotOne(run.submissions.len()));
     }
@@ -57,7 +76,7 @@ pub fn render(run: &GradeRun) -> Result<String, GradescopeError> {
                     "tags": case.tags,
                     "visibility": match case.visibility {
                         Visibility::Visible => "visible",
-                        Visibility::Hidden => HIDDEN_VISIBILITY,
+                        Visibility::Hidden => hidden.as_str(),
                     },
                 }));
             }
