@@ -339,9 +339,58 @@ fn gradescope_without_main_py_tells_the_student_in_results_json() {
             && output.ends_with("submission: no main.py or recording.json (it holds solution.py)"),
         "{output}"
     );
-    // Without --gradescope an empty PATH stays a usage error.
-    let out = grade(&upload, &dir.path().join("work"), &[]);
-    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn ci_on_a_repository_without_main_py_writes_the_reports_and_fails() {
+    // `grade . --junit --markdown --fail-under 100` in a student's repository
+    // that holds no main.py (only .git and a misnamed file): the CI test
+    // reporter and step summary must say why, and the job must fail.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("student-repo");
+    write(&repo.join("solution.py"), model_source().as_bytes());
+    write(&repo.join(".git/HEAD"), b"ref: refs/heads/main\n");
+    let (junit, summary) = (dir.path().join("junit.xml"), dir.path().join("summary.md"));
+    let why = "student-repo: no main.py or recording.json (it holds solution.py)";
+    for extra in [&["--fail-under", "100"][..], &[]] {
+        let _ = fs::remove_file(&junit);
+        let _ = fs::remove_file(&summary);
+        let mut args = vec![
+            "--junit",
+            junit.to_str().unwrap(),
+            "--markdown",
+            summary.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = grade(&repo, &dir.path().join("work"), &args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("student-repo: not graded: ").count(),
+            1,
+            "{stderr}"
+        );
+        assert!(stderr.trim_end().ends_with(why), "{stderr}");
+        let junit_text = fs::read_to_string(&junit).unwrap();
+        assert!(
+            junit_text.contains("<failure") || junit_text.contains("<error"),
+            "{junit_text}"
+        );
+        assert!(junit_text.contains(why), "{junit_text}");
+        let md = fs::read_to_string(&summary).unwrap();
+        assert!(md.contains("### student-repo: not graded"), "{md}");
+        assert!(md.contains(why), "{md}");
+    }
+
+    // A PATH that is not a folder, or does not exist, stays a usage error.
+    for path in [repo.join("solution.py"), dir.path().join("missing")] {
+        let out = grade(
+            &path,
+            &dir.path().join("work"),
+            &["--junit", junit.to_str().unwrap()],
+        );
+        assert_eq!(out.status.code(), Some(2), "{path:?}: {out:?}");
+    }
 }
 
 #[test]

@@ -148,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     super::cases::warn_empty_checkpoints(&corpus);
-    let recordings = record(&corpus, &args)?;
+    let (recordings, not_a_submission) = record(&corpus, &args)?;
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
     let paths = ReportPaths {
         json: args.json.as_deref(),
@@ -159,7 +159,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         markdown: args.markdown.as_deref(),
         html: args.html.as_deref(),
     };
-    finish(&run, audience, &paths, args.quiet, args.fail_under)
+    let code = finish(&run, audience, &paths, args.quiet, args.fail_under)?;
+    if not_a_submission && code == EXIT_OK {
+        // PATH was one would-be submission without a main.py: the reports say
+        // why, and the run fails as one below --fail-under would.
+        for s in &run.submissions {
+            if let Some(e) = &s.error {
+                eprintln!("{}: not graded: {e}", s.id);
+            }
+        }
+        return Ok(EXIT_BELOW_THRESHOLD);
+    }
+    Ok(code)
 }
 
 /// `--gradescope-hidden` values.
@@ -318,13 +329,25 @@ fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
     crate::corpus::load(dir).with_context(|| format!("cannot load the cases in {}", dir.display()))
 }
 
-/// Finds the submissions under PATH and records (or reuses) each one's outcomes.
-fn record(
-    corpus: &Corpus,
-    args: &Options,
-) -> anyhow::Result<Vec<(String, Result<Recording, String>)>> {
+/// Each submission's id and its recording, or why it has none.
+type Recordings = Vec<(String, Result<Recording, String>)>;
+
+/// Finds the submissions under PATH and records (or reuses) each one's
+/// outcomes; also says whether PATH held nothing gradable and was reported as
+/// one ungradable submission (so the run must not pass).
+fn record(corpus: &Corpus, args: &Options) -> anyhow::Result<(Recordings, bool)> {
     let mut submissions = record::discover(&args.path)?;
-    let found = submissions.len();
+    let mut not_a_submission = false;
+    if submissions.is_empty() {
+        // `discover` lists every subfolder that is not a submission, so none
+        // found means PATH has no subfolders: it is one would-be submission
+        // (`grade .` in CI on a student repository) without a main.py. The
+        // requested reports say so (CI and Gradescope show them) rather than
+        // nothing at all; the run fails, except for Gradescope, whose
+        // results.json is the whole answer.
+        submissions = vec![record::nothing_found(&args.path)];
+        not_a_submission = args.gradescope.is_none();
+    }
     if let Some(shard) = args.shard {
         submissions.sort_by(|a, b| a.id.cmp(&b.id));
         submissions = submissions
@@ -358,11 +381,6 @@ fn record(
             1 => submissions = usable,
             _ => {}
         }
-    } else if found == 0 {
-        bail!(
-            "no submissions under {} (folders with main.py or recording.json)",
-            args.path.display()
-        );
     }
     if args.gradescope.is_some() && submissions.len() != 1 {
         bail!(
@@ -389,8 +407,9 @@ fn record(
         use_cache: !args.no_cache,
         show_progress: !args.quiet,
     };
-    Ok(record::record_all(corpus, &submissions, &opts)
+    let recordings = record::record_all(corpus, &submissions, &opts)
         .into_iter()
         .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
-        .collect())
+        .collect();
+    Ok((recordings, not_a_submission))
 }
