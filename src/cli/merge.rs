@@ -1,7 +1,7 @@
 //! `autograder merge`: joins the JSON reports of `grade --shard K/N` runs
 //! into one result and writes the same reports a single run would have.
 
-use super::grade::{finish, percentage, AudienceArg, ReportPaths};
+use super::output::{finish, AudienceArg, OutputArgs};
 use super::EXIT_ERROR;
 use crate::grade::Audience;
 use crate::report;
@@ -18,28 +18,8 @@ pub struct Args {
     /// cannot be merged for instructors (hidden inputs are not in them).
     #[arg(long, value_enum)]
     audience: Option<AudienceArg>,
-    /// Write the merged report as JSON (schema autograder-report/1).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Write a gradebook as CSV, one row per submission.
-    #[arg(long, value_name = "FILE")]
-    csv: Option<PathBuf>,
-    /// Write JUnit XML for CI (a testsuite per checkpoint, a testcase per case).
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write a Markdown summary (e.g. for a CI step summary).
-    #[arg(long, value_name = "FILE")]
-    markdown: Option<PathBuf>,
-    /// Write a self-contained HTML course dashboard.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
-    /// Exit 1 when a submission scores below this percentage (0-100) of its
-    /// total, or could not be graded.
-    #[arg(long, value_name = "PERCENT", value_parser = percentage, allow_hyphen_values = true)]
-    fail_under: Option<f64>,
-    /// Print nothing on stdout (reports and errors are still written).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -63,14 +43,5 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
         return Ok(EXIT_ERROR);
     }
-    let paths = ReportPaths {
-        json: args.json.as_deref(),
-        csv: args.csv.as_deref(),
-        junit: args.junit.as_deref(),
-        gradescope: None,
-        gradescope_hidden: Default::default(),
-        markdown: args.markdown.as_deref(),
-        html: args.html.as_deref(),
-    };
-    finish(&run, audience, &paths, args.quiet, args.fail_under)
+    finish(&run, audience, &args.output, None)
 }

@@ -5,6 +5,7 @@ mod cases;
 mod eval;
 mod grade;
 mod merge;
+mod output;
 mod record;
 
 use clap::{Parser, Subcommand};

@@ -1,10 +1,13 @@
 //! `autograder record`: runs submissions in the sandbox and stores their
 //! recordings under the work dir.
 
-use crate::record::{self, format::CaseOutcome, IsolationChoice, RecordOptions, Tuning};
+use crate::corpus::Corpus;
+use crate::record::{
+    self, format::CaseOutcome, IsolationChoice, RecordOptions, Submission, Tuning,
+};
 use anyhow::Context;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Arguments of `autograder record`.
@@ -20,7 +23,7 @@ pub struct Args {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub jobs: usize,
     /// Time limit per case, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = positive_seconds, allow_hyphen_values = true)]
     pub case_timeout: f64,
     /// Where recordings go.
     #[arg(long, value_name = "DIR", default_value = ".autograder")]
@@ -34,12 +37,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if !(args.case_timeout.is_finite() && args.case_timeout > 0.0 && args.case_timeout <= 3600.0) {
-        anyhow::bail!("--case-timeout must be a number of seconds between 0 and 3600");
-    }
     let isolation: IsolationChoice = args.isolation.parse().map_err(anyhow::Error::msg)?;
-    let corpus = crate::corpus::load(&args.cases)
-        .with_context(|| format!("cannot load the cases in {}", args.cases.display()))?;
+    let corpus = load_corpus(&args.cases)?;
     let submissions = record::discover(&args.path)?;
     if submissions.is_empty() {
         anyhow::bail!(
@@ -47,17 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             args.path.display()
         );
     }
-    if submissions
-        .iter()
-        .any(|s| matches!(s.source, record::SubmissionSource::MainPy(_)))
-    {
-        record::check_work_dir(&args.work_dir).with_context(|| {
-            format!(
-                "cannot store recordings in --work-dir {}",
-                args.work_dir.display()
-            )
-        })?;
-    }
+    check_work_dir_for(&submissions, &args.work_dir)?;
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),
@@ -106,6 +95,40 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         anyhow::bail!("no submission could be recorded: the sandbox does not work here");
     }
     Ok(crate::cli::EXIT_OK)
+}
+
+/// `--case-timeout`, shared with `grade`: seconds in (0, 3600].
+pub(super) fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 3600.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds in (0, 3600]")),
+    }
+}
+
+/// Loads the case corpus named by `--cases`.
+pub(super) fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
+    crate::corpus::load(dir).with_context(|| format!("cannot load the cases in {}", dir.display()))
+}
+
+/// Checks that `--work-dir` can hold recordings when any submission is to be
+/// run here (shipped recordings alone need no work dir): one clear error
+/// before any work instead of one per submission.
+pub(super) fn check_work_dir_for(
+    submissions: &[Submission],
+    work_dir: &Path,
+) -> anyhow::Result<()> {
+    if submissions
+        .iter()
+        .any(|s| matches!(s.source, record::SubmissionSource::MainPy(_)))
+    {
+        record::check_work_dir(work_dir).with_context(|| {
+            format!(
+                "cannot store recordings in --work-dir {}",
+                work_dir.display()
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// One line: how the cases ended, by kind.
