@@ -2,7 +2,9 @@
 //! (`$GITHUB_STEP_SUMMARY`): the table, then the first failures of each
 //! checkpoint in fenced blocks (student text is never read as Markdown).
 
-use super::{case_label, common_reason, failure_details, total_cell, FIRST_FAILURES};
+use super::{
+    case_label, failure_details, failure_section, total_cell, FailureSection, FIRST_FAILURES,
+};
 use crate::grade::{GradeRun, Status};
 use std::fmt::Write;
 
@@ -45,21 +47,21 @@ pub fn render(run: &GradeRun) -> String {
     }
     let _ = writeln!(out);
     for s in &run.submissions {
-        if let Some(e) = &s.error {
-            let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
-            let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
-            continue;
-        }
-        if let Some(reason) = common_reason(s) {
-            let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
-            let _ = writeln!(out, "{}", fenced(reason));
-            continue;
-        }
-        for cp in &s.checkpoints {
-            let failed: Vec<_> = cp.failures().collect();
-            if failed.is_empty() {
+        let checkpoints = match failure_section(s) {
+            FailureSection::NotGraded(e) => {
+                let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
+                let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
                 continue;
             }
+            FailureSection::AllFailed(reason) => {
+                let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
+                let _ = writeln!(out, "{}", fenced(reason));
+                continue;
+            }
+            FailureSection::Checkpoints(checkpoints) => checkpoints,
+        };
+        for c in checkpoints {
+            let (cp, failed) = (c.checkpoint, &c.failed);
             let _ = writeln!(
                 out,
                 "### {} / {}: {} of {} cases failed\n",

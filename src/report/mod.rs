@@ -14,7 +14,7 @@ pub mod merge;
 pub mod read;
 pub mod terminal;
 
-use crate::grade::{CaseGrade, Failure, GradeRun, SubmissionGrade};
+use crate::grade::{CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
 use std::io::Write;
 use std::path::Path;
 
@@ -78,6 +78,16 @@ pub fn total_cell(s: &SubmissionGrade) -> String {
 /// The failure's details as indented text lines (call, expected, got, diff),
 /// as far as the audience may see them.
 pub fn failure_details(f: &Failure) -> Vec<String> {
+    let mut lines = failure_fields(f);
+    if let Some(d) = &f.diff {
+        lines.extend(d.lines().map(str::to_string));
+    }
+    lines
+}
+
+/// The call, expected and got lines of [`failure_details`], without the diff
+/// (for reports that lay the diff out themselves).
+pub fn failure_fields(f: &Failure) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(call) = &f.call {
         lines.push(format!("call:     {call}"));
@@ -87,9 +97,6 @@ pub fn failure_details(f: &Failure) -> Vec<String> {
     }
     if let Some(g) = &f.got {
         lines.push(format!("got:      {g}"));
-    }
-    if let Some(d) = &f.diff {
-        lines.extend(d.lines().map(str::to_string));
     }
     lines
 }
@@ -112,6 +119,44 @@ pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
     cases
         .all(|c| c.failure.as_ref().is_some_and(|f| f.reason == first))
         .then_some(first)
+}
+
+/// What the failure section of every human-readable report (terminal,
+/// Markdown, HTML) says about one submission, decided in one place so they
+/// never disagree.
+pub enum FailureSection<'a> {
+    /// The submission was not graded: why.
+    NotGraded(&'a str),
+    /// Every case failed for the same reason (see [`common_reason`]): said once.
+    AllFailed(&'a str),
+    /// Each checkpoint with a failed case, in course order (empty: all passed).
+    Checkpoints(Vec<FailedCheckpoint<'a>>),
+}
+
+/// A checkpoint's failed cases, in case order.
+pub struct FailedCheckpoint<'a> {
+    pub checkpoint: &'a CheckpointGrade,
+    pub failed: Vec<(&'a CaseGrade, &'a Failure)>,
+}
+
+/// The [`FailureSection`] of a submission.
+pub fn failure_section(s: &SubmissionGrade) -> FailureSection<'_> {
+    if let Some(e) = &s.error {
+        return FailureSection::NotGraded(e);
+    }
+    if let Some(reason) = common_reason(s) {
+        return FailureSection::AllFailed(reason);
+    }
+    FailureSection::Checkpoints(
+        s.checkpoints
+            .iter()
+            .map(|checkpoint| FailedCheckpoint {
+                checkpoint,
+                failed: checkpoint.failures().collect(),
+            })
+            .filter(|c| !c.failed.is_empty())
+            .collect(),
+    )
 }
 
 /// The checkpoint ids of the run, in course order.

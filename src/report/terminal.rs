@@ -3,7 +3,8 @@
 //! checkpoint with call, expected, got and a diff.
 
 use super::{
-    case_label, checkpoint_ids, common_reason, failure_details, total_cell, FIRST_FAILURES,
+    case_label, checkpoint_ids, failure_details, failure_section, total_cell, FailureSection,
+    FIRST_FAILURES,
 };
 use crate::grade::{GradeRun, Status};
 use std::fmt::Write;
@@ -94,7 +95,8 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
     }
     for s in &run.submissions {
         let id = printable(&s.id);
-        if let Some(e) = &s.error {
+        let section = failure_section(s);
+        if let FailureSection::NotGraded(e) = section {
             let _ = writeln!(
                 out,
                 "\n{}: {}",
@@ -115,20 +117,21 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
                 )
             );
         }
-        if let Some(reason) = common_reason(s) {
-            let _ = writeln!(
-                out,
-                "\n{}: every case failed: {}",
-                paint(&id, BOLD),
-                paint(reason, RED)
-            );
-            continue;
-        }
-        for cp in &s.checkpoints {
-            let failed: Vec<_> = cp.failures().collect();
-            if failed.is_empty() {
+        let checkpoints = match section {
+            FailureSection::NotGraded(_) => continue,
+            FailureSection::AllFailed(reason) => {
+                let _ = writeln!(
+                    out,
+                    "\n{}: every case failed: {}",
+                    paint(&id, BOLD),
+                    paint(reason, RED)
+                );
                 continue;
             }
+            FailureSection::Checkpoints(checkpoints) => checkpoints,
+        };
+        for c in checkpoints {
+            let (cp, failed) = (c.checkpoint, &c.failed);
             let _ = writeln!(
                 out,
                 "\n{} {} — {} of {} cases failed",

@@ -9,9 +9,12 @@
 pub mod stats;
 mod svg;
 
-use super::{case_label, common_reason, failure_details, fmt_points, total_cell};
+use super::{
+    case_label, failure_fields, failure_section, fmt_points, total_cell, FailedCheckpoint,
+    FailureSection,
+};
 use crate::corpus::Visibility;
-use crate::grade::{Failure, GradeRun, Status, SubmissionGrade};
+use crate::grade::{GradeRun, Status, SubmissionGrade};
 use stats::{Rate, Stats};
 use std::fmt::Write;
 use svg::pct_text;
@@ -298,64 +301,65 @@ fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade) {
         esc(&total_cell(s)),
         summary
     );
-    if let Some(e) = &s.error {
-        let _ = writeln!(out, "<pre>error: {}</pre>", esc(e));
-    } else if let Some(reason) = common_reason(s) {
-        let _ = writeln!(out, "<p>Every case failed:</p><pre>{}</pre>", esc(reason));
-    } else {
-        for cp in &s.checkpoints {
-            let failed: Vec<_> = cp.failures().collect();
-            if failed.is_empty() {
-                continue;
-            }
-            let _ = writeln!(
-                out,
-                "<h4>{}: {} of {} cases failed</h4>",
-                esc(&cp.id),
-                failed.len(),
-                cp.cases_total
-            );
-            out.push_str("<ul class=\"failures\">\n");
-            for (case, f) in failed.iter().take(DETAIL_FAILURES) {
-                let hidden = if case.visibility == Visibility::Hidden {
-                    " hidden"
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    out,
-                    "<li class=\"failure{hidden}\"><div><b>{}</b> — {}</div>",
-                    esc(&case_label(case)),
-                    esc(&f.reason)
-                );
-                let lines = failure_details(&Failure {
-                    diff: None,
-                    ..(*f).clone()
-                });
-                let diff = f.diff.as_deref().map(diff_lines);
-                if !lines.is_empty() || diff.is_some() {
-                    let mut text = esc(&lines.join("\n"));
-                    if let Some(d) = diff {
-                        if !text.is_empty() {
-                            text.push('\n');
-                        }
-                        text.push_str(&d);
-                    }
-                    let _ = write!(out, "<pre>{text}</pre>");
-                }
-                out.push_str("</li>\n");
-            }
-            if failed.len() > DETAIL_FAILURES {
-                let _ = writeln!(
-                    out,
-                    "<li class=\"more\">… and {} more (see the JSON report)</li>",
-                    failed.len() - DETAIL_FAILURES
-                );
-            }
-            out.push_str("</ul>\n");
+    match failure_section(s) {
+        FailureSection::NotGraded(e) => {
+            let _ = writeln!(out, "<pre>error: {}</pre>", esc(e));
         }
+        FailureSection::AllFailed(reason) => {
+            let _ = writeln!(out, "<p>Every case failed:</p><pre>{}</pre>", esc(reason));
+        }
+        FailureSection::Checkpoints(checkpoints) => failed_checkpoints(out, &checkpoints),
     }
     out.push_str("</details>\n");
+}
+
+/// Each failed checkpoint of a submission: its first failed cases in full.
+fn failed_checkpoints(out: &mut String, checkpoints: &[FailedCheckpoint]) {
+    for c in checkpoints {
+        let (cp, failed) = (c.checkpoint, &c.failed);
+        let _ = writeln!(
+            out,
+            "<h4>{}: {} of {} cases failed</h4>",
+            esc(&cp.id),
+            failed.len(),
+            cp.cases_total
+        );
+        out.push_str("<ul class=\"failures\">\n");
+        for (case, f) in failed.iter().take(DETAIL_FAILURES) {
+            let hidden = if case.visibility == Visibility::Hidden {
+                " hidden"
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                "<li class=\"failure{hidden}\"><div><b>{}</b> — {}</div>",
+                esc(&case_label(case)),
+                esc(&f.reason)
+            );
+            let lines = failure_fields(f);
+            let diff = f.diff.as_deref().map(diff_lines);
+            if !lines.is_empty() || diff.is_some() {
+                let mut text = esc(&lines.join("\n"));
+                if let Some(d) = diff {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&d);
+                }
+                let _ = write!(out, "<pre>{text}</pre>");
+            }
+            out.push_str("</li>\n");
+        }
+        if failed.len() > DETAIL_FAILURES {
+            let _ = writeln!(
+                out,
+                "<li class=\"more\">… and {} more (see the JSON report)</li>",
+                failed.len() - DETAIL_FAILURES
+            );
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 /// A unified diff, escaped, with added and removed lines marked.
