@@ -184,7 +184,16 @@ fn bwrap_command(bwrap: &Path) -> Command {
         }
     }
     cmd.args([
-        "--proc", "/proc", "--dev", "/dev", "--perms", "01777", "--size",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        // POSIX message queues listed where the reaper removes leftovers.
+        "--mqueue",
+        "/dev/mqueue",
+        "--perms",
+        "01777",
+        "--size",
     ])
     .arg(TMPFS_BYTES.to_string())
     .args(["--tmpfs", "/tmp", "--chdir", "/tmp", PYTHON]);
@@ -216,8 +225,8 @@ pub fn harness_command(isolation: Isolation, scratch: &Path) -> (Command, PathBu
 }
 
 /// The harness dies with us, can never gain privileges through exec, and (as
-/// root, rlimits mode) gets a network namespace of its own when the kernel
-/// allows it.
+/// root, rlimits mode) gets network and IPC namespaces of its own when the
+/// kernel allows it.
 fn die_with_parent(cmd: &mut Command, unshare_net: bool) {
     // SAFETY: the closure only calls async-signal-safe libc functions.
     unsafe {
@@ -226,8 +235,10 @@ fn die_with_parent(cmd: &mut Command, unshare_net: bool) {
             // No exec of a setuid binary ever gains privileges (bwrap sets it too).
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
             if unshare_net {
-                // Best effort: without it the fallback has the host's network.
+                // Best effort: without them the fallback has the host's
+                // network and IPC objects (System V, POSIX queues).
                 libc::unshare(libc::CLONE_NEWNET);
+                libc::unshare(libc::CLONE_NEWIPC);
             }
             Ok(())
         });

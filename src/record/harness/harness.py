@@ -488,25 +488,68 @@ def _reap(cpid, jobdir):
 
 
 # World-writable places a submission could leave files in for the next one
-# run by the same worker uid (which could read them).
-_SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+# run by the same worker uid (which could read them). /dev/mqueue lists POSIX
+# message queues (mounted there under bwrap).
+_SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
 
 
 def _remove_leftovers(uid):
-    """Removes what the worker uid owns in the scratch root and the shared
-    temporary folders (runs as that uid, after everything it ran is dead)."""
+    """Removes what the worker uid owns in the scratch root, the shared
+    temporary folders (and the world-writable folders inside them, such as
+    /tmp/.X11-unix) and its System V IPC objects (runs as that uid, after
+    everything it ran is dead)."""
+    seen = set()
     for d in (INIT["scratch"],) + _SHARED_DIRS:
+        _remove_owned(d, uid, seen, 0)
+    _remove_sysv_ipc(uid)
+
+
+def _remove_owned(d, uid, seen, depth):
+    try:
+        st = os.stat(d)
+        names = os.listdir(d)
+    except OSError:
+        return
+    if (st.st_dev, st.st_ino) in seen:
+        return
+    seen.add((st.st_dev, st.st_ino))
+    for name in names:
+        path = os.path.join(d, name)
         try:
-            names = os.listdir(d)
+            st = os.lstat(path)
         except OSError:
             continue
-        for name in names:
-            path = os.path.join(d, name)
-            try:
-                if os.lstat(path).st_uid == uid:
-                    _rmtree(path)
-            except OSError:
-                pass
+        if st.st_uid == uid:
+            _rmtree(path)
+        elif depth < 3 and stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_IWOTH:
+            _remove_owned(path, uid, seen, depth + 1)
+
+
+def _remove_sysv_ipc(uid):
+    """Removes the shared memory segments, message queues and semaphore sets
+    the uid owns: they outlive processes, and the worker's IPC namespace (the
+    host's under rlimits without root) outlives its submissions."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+    except BaseException:
+        return
+    for kind, key, rm in (
+        ("shm", "shmid", lambda i: libc.shmctl(i, 0, None)),
+        ("msg", "msqid", lambda i: libc.msgctl(i, 0, None)),
+        ("sem", "semid", lambda i: libc.semctl(i, 0, 0)),
+    ):
+        try:
+            with open("/proc/sysvipc/" + kind) as f:
+                rows = [line.split() for line in f.read().splitlines()]
+            head = rows[0]
+            at_id, at_uid = head.index(key), head.index("uid")
+            for row in rows[1:]:
+                if int(row[at_uid]) == uid:
+                    rm(int(row[at_id]))  # IPC_RMID
+        except (OSError, ValueError, IndexError):
+            continue
 
 
 def _rmtree(path):
@@ -794,6 +837,10 @@ class _Run:
         # Outcome texts are passed on as JSON strings, unparsed: Rust
         # validates them (a student can write anything into this pipe).
         if text.startswith("E ") and not imported:
+            # An import error the harness wrote is short; a longer one would
+            # be copied into every case's outcome.
+            if len(text) > 64 * MESSAGE_LIMIT:
+                return "bad"
             body = _esc(text[2:])
             for i in range(self.n):
                 self.outcomes[i] = body
@@ -803,10 +850,16 @@ class _Run:
             cpu, _, body = rest.partition(" ")
             if head != str(pending) or pending >= self.n or not _cpu_mark(cpu, st):
                 return "bad"
+            # What the harness writes is printable ASCII (dumps escapes the
+            # rest), so escaping it at most doubles it; anything else could
+            # grow sixfold on the way to Rust.
+            if not (body.isascii() and body.isprintable()):
+                return "bad"
+            body = _esc(body)
             if self.reply_bytes + len(body) > REPLY_LIMIT:
-                body = dumps({"kind": "output-too-large"})
+                body = _esc(dumps({"kind": "output-too-large"}))
             self.reply_bytes += len(body)
-            self.outcomes[pending] = _esc(body)
+            self.outcomes[pending] = body
             return "case"
         return "bad"
 
@@ -833,6 +886,7 @@ def _supervisor():
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         _become_subreaper()
+        _own_ipc_namespace()
         line = _read_line(0)
         if line is None:
             _exit(1)
@@ -863,6 +917,18 @@ def _reap_orphans(wait_seconds=0.0):
             if _monotonic() >= end:
                 return
             time.sleep(0.001)
+
+
+def _own_ipc_namespace():
+    """A fresh IPC namespace per submission where allowed (root without
+    bwrap): its System V objects and POSIX message queues die with it. Under
+    bwrap the reaper removes them instead."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).unshare(0x08000000)  # CLONE_NEWIPC
+    except BaseException:
+        pass
 
 
 def _become_subreaper():

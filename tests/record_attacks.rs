@@ -1,0 +1,158 @@
+//! Attacks on the sandbox that need their own set-up: one submission leaving
+//! things behind for the next one on the same worker, and floods of the
+//! result channel. Run under both isolation modes.
+
+mod record_support;
+
+use autograder::record::format::CaseOutcome;
+use autograder::record::{discover, IsolationChoice, Submission};
+use record_support::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// One test at a time: the memory check reads this process's peak.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn attacks() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attacks")
+}
+
+fn submissions(ids: &[&str]) -> Vec<Submission> {
+    let all = discover(&attacks()).expect("the attack fixtures are readable");
+    let subs: Vec<Submission> = all.into_iter().filter(|s| ids.contains(&&*s.id)).collect();
+    assert_eq!(subs.len(), ids.len(), "every fixture is discovered");
+    subs
+}
+
+fn corpus() -> autograder::corpus::Corpus {
+    let other = fixtures().join("echo/main.py");
+    hostile_corpus(&other, &fixtures().join(".corpus/course.toml"))
+}
+
+/// a-plant leaves files, IPC objects, a message queue and a background
+/// process holding an abstract socket; b-probe runs next on the same worker
+/// (same uid) and must find none of it.
+fn check_leftovers(isolation: IsolationChoice) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !autograder::record::sandbox::is_root() {
+        eprintln!("skipping: without root workers have no uid of their own to clean up after");
+        return;
+    }
+    let corpus = corpus();
+    let subs = submissions(&["a-plant", "b-probe"]);
+    let work = tempfile::tempdir().unwrap();
+    // One worker: the probe runs right after the planter, as the same uid.
+    let results = record(
+        &corpus,
+        &subs,
+        &options(work.path(), 1, 5),
+        isolation.clone(),
+    );
+    let planted = match outcome(
+        recording(&results, "a-plant"),
+        "parse_contract_json/hostile",
+    ) {
+        CaseOutcome::Returned { value, .. } => value.clone(),
+        other => panic!("{other:?}"),
+    };
+    let planted: Vec<&str> = planted
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    // The attack really ran: the IPC objects, /tmp and the process at least.
+    for thing in ["shm", "msg", "sem", "mq", "/tmp", "process"] {
+        assert!(planted.contains(&thing), "{thing} not planted: {planted:?}");
+    }
+    assert_eq!(
+        outcome(
+            recording(&results, "b-probe"),
+            "parse_contract_json/hostile"
+        ),
+        &CaseOutcome::Returned {
+            value: json!([]),
+            shares_with_args: false,
+            args_changed: false
+        },
+        "the next submission found what the previous one left (planted: {planted:?})"
+    );
+    for leftover in [
+        "/tmp/agplant",
+        "/var/tmp/agplant",
+        "/dev/shm/agplant",
+        "/run/lock/agplant",
+    ] {
+        let host = std::path::Path::new(leftover);
+        // Under bwrap these are the sandbox's own; the host's are untouched.
+        if isolation == IsolationChoice::Rlimits {
+            assert!(!host.exists(), "{leftover} outlived the recording");
+        }
+    }
+}
+
+#[test]
+fn nothing_left_for_the_next_submission_under_rlimits() {
+    check_leftovers(IsolationChoice::Rlimits);
+}
+
+#[test]
+fn nothing_left_for_the_next_submission_under_bwrap() {
+    if bwrap_or_skip("nothing_left_for_the_next_submission_under_bwrap") {
+        check_leftovers(IsolationChoice::Bwrap);
+    }
+}
+
+/// This process's peak resident memory, in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// 40 MiB of control characters in the result channel is refused by the
+/// supervisor (only the case it was written in crashes); it never reaches
+/// Rust escaped sixfold (and, at import, copied into every case).
+fn check_floods(isolation: IsolationChoice) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let corpus = corpus();
+    let subs = submissions(&["channel-flood-case", "channel-flood-import"]);
+    let work = tempfile::tempdir().unwrap();
+    let before = peak_rss();
+    let results = record(&corpus, &subs, &options(work.path(), 2, 5), isolation);
+    let grown = peak_rss().saturating_sub(before);
+    let crashed = CaseOutcome::Crashed {
+        exit_code: None,
+        signal: None,
+    };
+    let import = recording(&results, "channel-flood-import");
+    for (case, o) in &import.outcomes {
+        assert_eq!(o, &crashed, "{case}");
+    }
+    let case = recording(&results, "channel-flood-case");
+    assert_eq!(outcome(case, "parse_contract_json/before"), &echo("before"));
+    assert_eq!(outcome(case, "parse_contract_json/hostile"), &crashed);
+    assert_eq!(outcome(case, "parse_contract_json/after"), &echo("after"));
+    assert!(
+        grown < 200 << 20,
+        "recording the floods took {} MiB more memory",
+        grown >> 20
+    );
+}
+
+#[test]
+fn result_channel_floods_under_rlimits() {
+    check_floods(IsolationChoice::Rlimits);
+}
+
+#[test]
+fn result_channel_floods_under_bwrap() {
+    if bwrap_or_skip("result_channel_floods_under_bwrap") {
+        check_floods(IsolationChoice::Bwrap);
+    }
+}
