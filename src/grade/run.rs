@@ -6,6 +6,7 @@ use crate::record::format::Recording;
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Errors that stop grading as a whole (a bad corpus, not a bad submission).
 #[derive(Debug, thiserror::Error)]
@@ -314,23 +315,29 @@ fn grade_one(
     id: String,
     rec: &Recording,
 ) -> SubmissionGrade {
-    let graded: Vec<(&Case, CaseGrade)> = corpus
-        .cases
+    // Each case graded once and moved to its checkpoint (corpus order kept):
+    // this runs for every submission, so no per-checkpoint scans or clones.
+    let index: HashMap<&str, usize> = info
+        .checkpoints
         .iter()
-        .zip(expected)
-        .map(|(case, want)| (case, grade_case(case, want, rec)))
+        .enumerate()
+        .map(|(i, cp)| (cp.id.as_str(), i))
         .collect();
+    let mut by_checkpoint: Vec<Vec<CaseGrade>> = info
+        .checkpoints
+        .iter()
+        .map(|cp| Vec::with_capacity(cp.cases))
+        .collect();
+    for (case, want) in corpus.cases.iter().zip(expected) {
+        if let Some(&i) = index.get(case.checkpoint.as_str()) {
+            by_checkpoint[i].push(grade_case(case, want, rec));
+        }
+    }
     let checkpoints: Vec<CheckpointGrade> = info
         .checkpoints
         .iter()
-        .map(|cp| {
-            let cases: Vec<CaseGrade> = graded
-                .iter()
-                .filter(|(case, _)| case.checkpoint == cp.id)
-                .map(|(_, g)| g.clone())
-                .collect();
-            score_checkpoint(cp, cases)
-        })
+        .zip(by_checkpoint)
+        .map(|(cp, cases)| score_checkpoint(cp, cases))
         .collect();
     SubmissionGrade {
         id,
