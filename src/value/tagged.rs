@@ -128,9 +128,8 @@ pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
         Value::String(s) => PyValue::str(s),
         Value::Array(items) => PyValue::List(items.iter().map(decode).collect::<Result<_, _>>()?),
         Value::Object(m) => {
-            let tagged = m.len() == 1 && m.keys().next().is_some_and(|k| k.starts_with('$'));
-            if tagged {
-                let (k, inner) = m.iter().next().expect("one entry");
+            let only_entry = m.iter().next().filter(|_| m.len() == 1);
+            if let Some((k, inner)) = only_entry.filter(|(k, _)| k.starts_with('$')) {
                 decode_tag(k, inner)?
             } else {
                 let mut d = PyDict::new();
