@@ -48,6 +48,11 @@ fn edited_copy(rel: &str, edit: impl Fn(String) -> String) -> tempfile::TempDir 
     dir
 }
 
+/// `autograder cases check --cases DIR`.
+fn check(dir: &Path) -> Output {
+    autograder(&["cases", "check", "--cases", &dir.display().to_string()])
+}
+
 #[test]
 fn eval_prints_python_repr() {
     let o = autograder(&[
@@ -122,12 +127,7 @@ fn check_reports_a_wrong_pin_with_file_line_and_reprs() {
     let dir = edited_copy("tool-proposals/execute_tool.toml", |t| {
         t.replace("{'value': 42}}", "{'value': 43}}")
     });
-    let o = autograder(&[
-        "cases",
-        "check",
-        "--cases",
-        &dir.path().display().to_string(),
-    ]);
+    let o = check(dir.path());
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(
@@ -140,12 +140,7 @@ fn check_reports_a_wrong_pin_with_file_line_and_reprs() {
             "expect = \"ValueError\"",
         )
     });
-    let o = autograder(&[
-        "cases",
-        "check",
-        "--cases",
-        &dir.path().display().to_string(),
-    ]);
+    let o = check(dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("accept_ticket/lesson-reject: the pin says raises ValueError but the core gives {'status': 'reject', 'value': None}"),
@@ -159,12 +154,7 @@ fn check_reports_load_problems() {
     let dir = edited_copy("tool-proposals/order_tool_results.toml", |t| {
         t.replace("tags = [\"size-limits\"]", "tags = [\"sizes\"]")
     });
-    let o = autograder(&[
-        "cases",
-        "check",
-        "--cases",
-        &dir.path().display().to_string(),
-    ]);
+    let o = check(dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(

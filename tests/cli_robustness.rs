@@ -29,8 +29,13 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
         .unwrap()
 }
 
+/// `grade SUBS --cases <the fixture corpus> --work-dir WORK EXTRA...`.
 fn grade(subs: &Path, work: &Path, extra: &[&str]) -> Output {
-    let cases = cases();
+    grade_with(&cases(), subs, work, extra)
+}
+
+/// `grade SUBS --cases CASES --work-dir WORK EXTRA...`.
+fn grade_with(cases: &Path, subs: &Path, work: &Path, extra: &[&str]) -> Output {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "grade".as_ref(),
         subs.as_os_str(),
@@ -290,15 +295,7 @@ fn cases_check_warns_about_a_checkpoint_without_cases() {
     // grade says the same, and still grades.
     let sub = dir.path().join("s");
     write(&sub.join("main.py"), model_source().as_bytes());
-    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(&sub)
-        .arg("--cases")
-        .arg(&corpus)
-        .arg("--work-dir")
-        .arg(dir.path().join("work"))
-        .output()
-        .unwrap();
+    let out = grade_with(&corpus, &sub, &dir.path().join("work"), &[]);
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -557,15 +554,7 @@ fn grade_refuses_a_corpus_whose_pin_the_core_contradicts() {
         .unwrap();
     let sub = dir.path().join("s");
     write(&sub.join("main.py"), model_source().as_bytes());
-    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .args(["grade"])
-        .arg(&sub)
-        .arg("--cases")
-        .arg(&corpus)
-        .arg("--work-dir")
-        .arg(dir.path().join("work"))
-        .output()
-        .unwrap();
+    let out = grade_with(&corpus, &sub, &dir.path().join("work"), &[]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     // The [[case]] header is the line above the id.
