@@ -66,6 +66,10 @@ fn check_leftovers(isolation: IsolationChoice) {
     for thing in ["shm", "msg", "sem", "mq", "/tmp", "process"] {
         assert!(planted.contains(&thing), "{thing} not planted: {planted:?}");
     }
+    assert!(
+        !planted.contains(&"scratch-root"),
+        "a submission opened its worker's scratch root to other uids"
+    );
     assert_eq!(
         outcome(
             recording(&results, "b-probe"),

@@ -310,8 +310,10 @@ fn passwd_uids() -> Vec<u32> {
         .collect()
 }
 
-/// A worker's scratch root on the host (rlimits mode): mode 0700, owned by
-/// the worker uid, removed on drop.
+/// A worker's scratch root on the host (rlimits mode), removed on drop. With a
+/// worker uid it stays root's (mode 0711): the supervisor makes each
+/// submission's folder in it for that uid, and student code cannot open the
+/// root to other workers' uids.
 #[derive(Debug)]
 pub struct Scratch {
     pub path: PathBuf,
@@ -324,10 +326,10 @@ impl Scratch {
             .tempdir()
             .map_err(|e| RecordError::Sandbox(format!("cannot create a scratch folder: {e}")))?;
         let path = dir.keep();
-        if let Some(uid) = uid {
-            std::os::unix::fs::chown(&path, Some(uid), Some(uid)).map_err(|e| {
-                RecordError::Sandbox(format!("cannot give {} to uid {uid}: {e}", path.display()))
-            })?;
+        if uid.is_some() {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o711)).map_err(
+                |e| RecordError::Sandbox(format!("cannot open {} to workers: {e}", path.display())),
+            )?;
         }
         Ok(Scratch { path })
     }

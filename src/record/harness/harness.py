@@ -483,7 +483,9 @@ def _reap(cpid, jobdir):
             finally:
                 _exit(0)
         os.waitpid(r, 0)
-    elif jobdir is not None:
+    if jobdir is not None:
+        # As root (rlimits) the submission's folder sits in a root-owned
+        # scratch root, where only the supervisor can remove it.
         _rmtree(jobdir)
 
 
@@ -650,7 +652,24 @@ class _Run:
             if self.outcomes[i] is None:
                 self.outcomes[i] = dumps(outcome)
 
+    def make_jobdir(self):
+        """The submission's folder, made by the supervisor for the worker uid
+        where it can (root without bwrap: the scratch root is root's);
+        otherwise the child makes it."""
+        uid = INIT.get("uid")
+        if uid is None:
+            return
+        try:
+            os.mkdir(self.jobdir, 0o700)
+        except OSError:
+            return
+        try:
+            os.chown(self.jobdir, uid, INIT.get("gid", uid))
+        except OSError:  # no CAP_CHOWN (bwrap): /tmp is the child's to use
+            os.rmdir(self.jobdir)
+
     def run(self):
+        self.make_jobdir()
         start = 0
         attempt = 0
         while start < self.n:
