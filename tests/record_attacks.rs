@@ -160,3 +160,71 @@ fn result_channel_floods_under_bwrap() {
         check_floods(IsolationChoice::Bwrap);
     }
 }
+
+/// A run that was killed (rlimits) leaves its student processes and files
+/// behind under the worker uid; a later run leasing that uid kills and
+/// removes them before its first submission.
+#[test]
+fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
+    use std::os::unix::process::CommandExt;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lease = match autograder::record::sandbox::lease_uid() {
+        Ok(Some(lease)) => lease,
+        _ => {
+            eprintln!("skipping: without root workers have no uid of their own");
+            return;
+        }
+    };
+    let uid = lease.uid;
+    // What a killed run left: a process and a file of the uid.
+    let mut stale = std::process::Command::new("/bin/sleep")
+        .arg("1000")
+        .uid(uid)
+        .gid(uid)
+        .spawn()
+        .expect("sleep starts");
+    let file = PathBuf::from(format!("/tmp/agstale-{uid}"));
+    std::fs::write(&file, "stale").unwrap();
+    std::os::unix::fs::chown(&file, Some(uid), Some(uid)).unwrap();
+    drop(lease);
+    let corpus = corpus();
+    let subs = submissions(&["whoami"]);
+    let work = tempfile::tempdir().unwrap();
+    let results = record(
+        &corpus,
+        &subs,
+        &options(work.path(), 1, 5),
+        IsolationChoice::Rlimits,
+    );
+    let seen = match outcome(recording(&results, "whoami"), "parse_contract_json/hostile") {
+        CaseOutcome::Returned { value, .. } => value.clone(),
+        other => panic!("{other:?}"),
+    };
+    if seen["uid"] != json!(uid) {
+        // Another run on this machine took the uid between our lease and the worker's.
+        let _ = stale.kill();
+        let _ = stale.wait();
+        let _ = std::fs::remove_file(&file);
+        eprintln!(
+            "skipping: the worker got uid {} instead of {uid}",
+            seen["uid"]
+        );
+        return;
+    }
+    assert_eq!(seen, json!({"uid": uid, "others": 0, "stale_file": false}));
+    // Killed before the worker answered ready; collect it (bounded wait).
+    let mut status = None;
+    for _ in 0..500 {
+        status = stale.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if status.is_none() {
+        let _ = stale.kill();
+        let _ = stale.wait();
+    }
+    assert!(status.is_some(), "the stale process outlived the next run");
+    assert!(!file.exists());
+}

@@ -456,9 +456,10 @@ _KEEP = []
 # ---------------------------------------------------------------------------
 
 
-def _reap(cpid, jobdir):
+def _reap(cpid, jobdir, leftovers=None):
     """Kills the child's whole tree (whatever sessions it made) and removes
-    its scratch directory."""
+    its scratch directory, and (by default with it) whatever the worker uid
+    left elsewhere."""
     if cpid is not None:
         try:
             os.killpg(cpid, signal.SIGKILL)
@@ -479,6 +480,7 @@ def _reap(cpid, jobdir):
                         break
                 if jobdir is not None:
                     _rmtree(jobdir)
+                if leftovers if leftovers is not None else jobdir is not None:
                     _remove_leftovers(uid)
             finally:
                 _exit(0)
@@ -969,6 +971,9 @@ def main():
         return
     INIT = _loads(line)
     _become_subreaper()
+    # A run that was killed may have left processes and files of this uid
+    # behind (rlimits): they must not meet the first submission.
+    _reap(None, None, leftovers=True)
     T = types.ModuleType("autograder_tagged")
     exec(compile(INIT.pop("tagged"), "tagged.py", "exec"), T.__dict__)
     _shadow_builtins(T.__dict__)
