@@ -48,6 +48,7 @@ pub struct CasesDir {
     path: PathBuf,
 }
 
+/// Runs one `cases` subcommand; returns the exit code.
 pub fn run(cmd: Command) -> anyhow::Result<i32> {
     let result = match cmd {
         Command::Check { dir } => check(&dir.path),
@@ -93,6 +94,21 @@ fn location(case: &Case) -> String {
     format!("{}:{}: case {}", case.file.display(), case.line, case.id)
 }
 
+/// `file:line: case id: the pin says … but the core gives …` when the case's
+/// pin disagrees with the core's outcome `got`; `None` when it agrees or
+/// there is no pin. Shared with `grade`, which refuses such a corpus.
+pub(super) fn pin_mismatch(case: &Case, got: &Outcome) -> Option<String> {
+    let pin = case.expect.as_ref()?;
+    (!pin.strict_eq(got)).then(|| {
+        format!(
+            "{}: the pin says {} but the core gives {}",
+            location(case),
+            outcome_text(pin),
+            outcome_text(got)
+        )
+    })
+}
+
 /// Warns (stderr) about checkpoints without a single case: they score full
 /// points, which a missing or misnamed case file would otherwise hide.
 pub(super) fn warn_empty_checkpoints(corpus: &Corpus) {
@@ -125,17 +141,8 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
                     continue;
                 }
             };
-            if let Some(want) = &case.expect {
-                pinned += 1;
-                if !want.strict_eq(&got) {
-                    problems.push(format!(
-                        "{}: the pin says {} but the core gives {}",
-                        location(case),
-                        outcome_text(want),
-                        outcome_text(&got)
-                    ));
-                }
-            }
+            pinned += usize::from(case.expect.is_some());
+            problems.extend(pin_mismatch(case, &got));
         }
         rows.push((cp.id.clone(), n, pinned, hidden));
     }

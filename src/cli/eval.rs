@@ -16,6 +16,7 @@ pub struct Args {
     call: String,
 }
 
+/// Runs `autograder eval`: prints the outcome, or fails on a call the core refuses.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let call = reader::parse_call(&args.call, &Lets::new())
         .map_err(|e| anyhow::anyhow!("cannot read the call: {e}\n{}", pointer(&args.call, &e)))?;

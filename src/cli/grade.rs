@@ -86,6 +86,7 @@ fn shard(s: &str) -> Result<Shard, String> {
     Ok(Shard { k, n })
 }
 
+/// Runs `autograder grade`; returns the exit code (see [`super::EXIT_OK`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let args = *args.options;
     let audience = args.audience.into();
@@ -137,24 +138,12 @@ impl From<GradescopeHiddenArg> for report::gradescope::HiddenVisibility {
 /// Refuses a corpus whose pins the reference core contradicts: grading would
 /// silently follow the core where the case file states otherwise.
 fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Result<()> {
-    let text = super::eval::outcome_text;
     let wrong: Vec<String> = corpus
         .cases
         .iter()
         .zip(expected)
-        .filter_map(|(case, got)| {
-            let pin = case.expect.as_ref()?;
-            (!pin.strict_eq(got)).then(|| {
-                format!(
-                    "  {}:{}: case {}: the pin says {} but the core gives {}",
-                    case.file.display(),
-                    case.line,
-                    case.id,
-                    text(pin),
-                    text(got)
-                )
-            })
-        })
+        .filter_map(|(case, got)| super::cases::pin_mismatch(case, got))
+        .map(|problem| format!("  {problem}"))
         .collect();
     if !wrong.is_empty() {
         bail!(

@@ -22,6 +22,7 @@ pub struct Args {
     output: OutputArgs,
 }
 
+/// Runs `autograder merge`; returns the exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut runs = Vec::with_capacity(args.shards.len());
     for path in &args.shards {

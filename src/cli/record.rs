@@ -36,6 +36,7 @@ pub struct Args {
     pub isolation: String,
 }
 
+/// Runs `autograder record`; returns the exit code (0 unless nothing could be recorded).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let isolation: IsolationChoice = args.isolation.parse().map_err(anyhow::Error::msg)?;
     let corpus = load_corpus(&args.cases)?;

@@ -40,6 +40,7 @@ impl<'t> Fields<'t> {
         Fields { entries: known, at }
     }
 
+    /// The node of key `name`, if the table has it.
     pub fn get(&self, name: &str) -> Option<&'t Node> {
         self.entries
             .iter()

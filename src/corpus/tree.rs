@@ -21,6 +21,7 @@ pub struct Key {
     pub name: String,
 }
 
+/// A TOML value whose parts keep their spans (so errors name the line).
 #[derive(Clone, Debug)]
 pub enum Value {
     Str(String),

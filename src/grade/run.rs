@@ -30,6 +30,7 @@ pub enum Audience {
 }
 
 impl Audience {
+    /// The name reports and `--audience` use.
     pub fn name(self) -> &'static str {
         match self {
             Audience::Instructor => "instructor",
@@ -89,6 +90,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The name reports use (`status` in JSON and CSV).
     pub fn name(self) -> &'static str {
         match self {
             Status::Graded => "graded",
