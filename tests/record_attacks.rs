@@ -119,13 +119,17 @@ fn peak_rss() -> u64 {
         .unwrap_or(0)
 }
 
-/// 40 MiB of control characters in the result channel is refused by the
-/// supervisor (only the case it was written in crashes); it never reaches
+/// Attacks on the harness from inside the child. 40 MiB of control
+/// characters in the result channel is refused by the supervisor (only the case it was written in crashes); it never reaches
 /// Rust escaped sixfold (and, at import, copied into every case).
-fn check_floods(isolation: IsolationChoice) {
+fn check_harness_attacks(isolation: IsolationChoice) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let corpus = corpus();
-    let subs = submissions(&["channel-flood-case", "channel-flood-import"]);
+    let subs = submissions(&[
+        "channel-flood-case",
+        "channel-flood-import",
+        "trace-harness",
+    ]);
     let work = tempfile::tempdir().unwrap();
     let before = peak_rss();
     let results = record(&corpus, &subs, &options(work.path(), 2, 5), isolation);
@@ -142,6 +146,21 @@ fn check_floods(isolation: IsolationChoice) {
     assert_eq!(outcome(case, "parse_contract_json/before"), &echo("before"));
     assert_eq!(outcome(case, "parse_contract_json/hostile"), &crashed);
     assert_eq!(outcome(case, "parse_contract_json/after"), &echo("after"));
+    // As root, student code runs as its own uid: it cannot ptrace, open the
+    // memory or stdin of, or signal its supervisor or the zygote.
+    if autograder::record::sandbox::is_root() {
+        assert_eq!(
+            outcome(
+                recording(&results, "trace-harness"),
+                "parse_contract_json/hostile"
+            ),
+            &CaseOutcome::Returned {
+                value: json!([]),
+                shares_with_args: false,
+                args_changed: false
+            }
+        );
+    }
     assert!(
         grown < 200 << 20,
         "recording the floods took {} MiB more memory",
@@ -150,14 +169,14 @@ fn check_floods(isolation: IsolationChoice) {
 }
 
 #[test]
-fn result_channel_floods_under_rlimits() {
-    check_floods(IsolationChoice::Rlimits);
+fn attacks_on_the_harness_under_rlimits() {
+    check_harness_attacks(IsolationChoice::Rlimits);
 }
 
 #[test]
-fn result_channel_floods_under_bwrap() {
-    if bwrap_or_skip("result_channel_floods_under_bwrap") {
-        check_floods(IsolationChoice::Bwrap);
+fn attacks_on_the_harness_under_bwrap() {
+    if bwrap_or_skip("attacks_on_the_harness_under_bwrap") {
+        check_harness_attacks(IsolationChoice::Bwrap);
     }
 }
 
