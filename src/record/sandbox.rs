@@ -277,7 +277,7 @@ pub fn lease_uid() -> Result<Option<UidLease>, RecordError> {
     }
     let taken = passwd_uids();
     for uid in FIRST_UID..FIRST_UID + UID_RANGE {
-        if taken.contains(&uid) {
+        if taken.contains(&uid) || has_account(uid) {
             continue;
         }
         let path = dir.join(format!("{uid}.lock"));
@@ -299,6 +299,27 @@ pub fn lease_uid() -> Result<Option<UidLease>, RecordError> {
         "no free uid in {FIRST_UID}..{}",
         FIRST_UID + UID_RANGE
     )))
+}
+
+/// Whether the name service knows `uid` (accounts not in /etc/passwd:
+/// systemd's DynamicUser range 61184-65519 overlaps ours, LDAP): the
+/// reaper kills and deletes by uid, so such a uid is never handed out.
+fn has_account(uid: u32) -> bool {
+    let mut pwd = std::mem::MaybeUninit::<libc::passwd>::uninit();
+    let mut buf = vec![0 as libc::c_char; 16 * 1024];
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call, with the buffer's length.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            uid,
+            pwd.as_mut_ptr(),
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut found,
+        )
+    };
+    // ERANGE (an entry larger than 16 KiB) still means an account.
+    (rc == 0 && !found.is_null()) || rc == libc::ERANGE
 }
 
 /// uids of the machine's real accounts, never handed to a worker.
@@ -338,5 +359,17 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn accounts_the_name_service_knows_are_never_leased() {
+        // root always resolves; 62000 is a worker uid here unless an account
+        // claims it, which /etc/passwd would also say.
+        assert!(super::has_account(0));
+        let in_passwd = super::passwd_uids().contains(&super::FIRST_UID);
+        assert_eq!(super::has_account(super::FIRST_UID), in_passwd);
     }
 }
