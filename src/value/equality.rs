@@ -4,6 +4,7 @@
 use super::PyValue;
 use num_bigint::BigInt;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// Python's `a == b` for hashable values, as a dict lookup uses it:
 /// `1 == 1.0 == True`, `0 == -0.0 == False`; nan is never equal to itself
@@ -19,6 +20,44 @@ pub fn py_key_eq(a: &PyValue, b: &PyValue) -> bool {
             _ => false,
         },
     }
+}
+
+/// Feeds `h` a hash of `key` consistent with [`py_key_eq`] (keys it calls
+/// equal hash alike: `1`, `1.0` and `True`; `0` and `-0.0`), so dicts can be
+/// built by hash lookup instead of comparing each key with all before it.
+/// Returns false, having fed nothing useful, for a key equal to nothing, not
+/// even itself (nan, a tuple holding one, lists and other unhashables).
+pub(crate) fn hash_key<H: Hasher>(key: &PyValue, h: &mut H) -> bool {
+    use PyValue::*;
+    match key {
+        None => 0u8.hash(h),
+        Str(s) => {
+            1u8.hash(h);
+            s.hash(h);
+        }
+        Tuple(items) => {
+            2u8.hash(h);
+            items.len().hash(h);
+            return items.iter().all(|item| hash_key(item, h));
+        }
+        Bool(b) => hash_int(&BigInt::from(u8::from(*b)), h),
+        Int(i) => hash_int(i, h),
+        Float(f) if f.is_nan() => return false,
+        Float(f) => match (f.fract() == 0.0).then(|| float_to_bigint(*f)).flatten() {
+            Some(i) => hash_int(&i, h),
+            Option::None => {
+                4u8.hash(h);
+                f.to_bits().hash(h);
+            }
+        },
+        List(_) | Dict(_) | Opaque { .. } => return false,
+    }
+    true
+}
+
+fn hash_int<H: Hasher>(i: &BigInt, h: &mut H) {
+    3u8.hash(h);
+    i.hash(h);
 }
 
 enum Num<'a> {
@@ -118,5 +157,92 @@ pub fn strict_eq(a: &PyValue, b: &PyValue) -> bool {
             })
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::PyDict;
+
+    /// Keys Python calls equal across types (`1`, `1.0`, `True`; `0`, `-0.0`,
+    /// `False`), big ints and the floats equal to them, nan (equal to
+    /// nothing), tuples of all of these, and unhashable-by-value opaques.
+    fn keys() -> Vec<PyValue> {
+        let big = BigInt::from(2).pow(80);
+        let mut keys = vec![
+            PyValue::None,
+            PyValue::Bool(true),
+            PyValue::Bool(false),
+            PyValue::int(1),
+            PyValue::int(0),
+            PyValue::int(-3),
+            PyValue::Float(1.0),
+            PyValue::Float(0.0),
+            PyValue::Float(-0.0),
+            PyValue::Float(-3.0),
+            PyValue::Float(0.5),
+            PyValue::Float(f64::INFINITY),
+            PyValue::Float(f64::NAN),
+            PyValue::Float(2f64.powi(80)),
+            PyValue::Int(big.clone()),
+            PyValue::Int(big + 1),
+            PyValue::str("1"),
+            PyValue::str(""),
+            PyValue::Opaque {
+                type_name: "object".into(),
+                repr: "<object>".into(),
+            },
+        ];
+        let tuples: Vec<PyValue> = keys
+            .iter()
+            .map(|k| PyValue::Tuple(vec![k.clone(), PyValue::int(1)]))
+            .collect();
+        keys.extend(tuples);
+        keys
+    }
+
+    #[test]
+    fn equal_keys_hash_alike() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |k: &PyValue| {
+            let mut h = DefaultHasher::new();
+            hash_key(k, &mut h).then(|| h.finish())
+        };
+        for a in keys() {
+            for b in keys() {
+                if py_key_eq(&a, &b) {
+                    assert!(hash(&a).is_some(), "{a:?} is equal to something");
+                    assert_eq!(hash(&a), hash(&b), "{a:?} == {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn collecting_a_dict_is_inserting_each_pair() {
+        // Every key twice, in two orders, with distinct values: collect (by
+        // hash) must keep the same keys, order and values as insert (by scan).
+        let keys = keys();
+        let pairs: Vec<(PyValue, PyValue)> = keys
+            .iter()
+            .chain(keys.iter().rev())
+            .enumerate()
+            .map(|(i, k)| (k.clone(), PyValue::int(i as i64)))
+            .collect();
+        let mut inserted = PyDict::new();
+        for (k, v) in pairs.clone() {
+            inserted.insert(k, v);
+        }
+        let collected: PyDict = pairs.into_iter().collect();
+        assert!(inserted.len() < 2 * keys.len(), "some keys were merged");
+        let a: Vec<_> = inserted.iter().collect();
+        let b: Vec<_> = collected.iter().collect();
+        assert_eq!(a.len(), b.len());
+        for ((k1, v1), (k2, v2)) in a.into_iter().zip(b) {
+            // (Debug, not strict_eq: opaque keys are never strictly equal.)
+            assert_eq!(format!("{k1:?}"), format!("{k2:?}"));
+            assert!(strict_eq(v1, v2), "{k1:?}: {v1:?} vs {v2:?}");
+        }
     }
 }

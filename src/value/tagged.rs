@@ -211,7 +211,7 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
             let items = inner
                 .as_array()
                 .ok_or_else(|| malformed("$dict", "not a list"))?;
-            let mut d = PyDict::new();
+            let mut pairs = Vec::with_capacity(items.len());
             for pair in items {
                 let pair = pair
                     .as_array()
@@ -221,9 +221,10 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
                 if matches!(k, PyValue::List(_) | PyValue::Dict(_)) {
                     return Err(TaggedError::UnhashableKey(k.type_name().to_string()));
                 }
-                d.insert(k, decode(&pair[1])?);
+                pairs.push((k, decode(&pair[1])?));
             }
-            Ok(PyValue::Dict(d))
+            // Collected by key hash: a recorded dict may hold 100,000 keys.
+            Ok(PyValue::Dict(pairs.into_iter().collect()))
         }
         "$opaque" => {
             let field = |name: &str| inner.get(name).and_then(Value::as_str).map(str::to_string);
