@@ -99,7 +99,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     super::cases::warn_empty_checkpoints(&corpus);
-    let (recordings, not_a_submission) = record(&corpus, &args)?;
+    let (submissions, not_a_submission) = submissions(&args)?;
+    check_work_dir_for(&submissions, &args.work_dir)?;
+    let recordings = record(&corpus, &args, &submissions);
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
     let gradescope = args
         .gradescope
@@ -155,13 +157,11 @@ fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Re
     Ok(())
 }
 
-/// Each submission's id and its recording, or why it has none.
-type Recordings = Vec<(String, Result<Recording, String>)>;
-
-/// Finds the submissions under PATH and records (or reuses) each one's
-/// outcomes; also says whether PATH held nothing gradable and was reported as
-/// one ungradable submission (so the run must not pass).
-fn record(corpus: &Corpus, args: &Options) -> anyhow::Result<(Recordings, bool)> {
+/// The submissions under PATH this run grades (its shard, shipped recordings
+/// refused under `--main-py-only`, Gradescope's one upload); also says whether
+/// PATH held nothing gradable and stands as one ungradable submission (so the
+/// run must not pass).
+fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)> {
     let mut submissions = record::discover(&args.path)?;
     let mut not_a_submission = false;
     if submissions.is_empty() {
@@ -215,7 +215,14 @@ fn record(corpus: &Corpus, args: &Options) -> anyhow::Result<(Recordings, bool)>
             submissions.len()
         );
     }
-    check_work_dir_for(&submissions, &args.work_dir)?;
+    Ok((submissions, not_a_submission))
+}
+
+/// Each submission's id and its recording, or why it has none.
+type Recordings = Vec<(String, Result<Recording, String>)>;
+
+/// Records (or reuses the cached recording of) each submission.
+fn record(corpus: &Corpus, args: &Options, submissions: &[record::Submission]) -> Recordings {
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),
@@ -223,9 +230,8 @@ fn record(corpus: &Corpus, args: &Options) -> anyhow::Result<(Recordings, bool)>
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
-    let recordings = record::record_all(corpus, &submissions, &opts)
+    record::record_all(corpus, submissions, &opts)
         .into_iter()
         .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
-        .collect();
-    Ok((recordings, not_a_submission))
+        .collect()
 }
