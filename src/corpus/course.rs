@@ -2,19 +2,14 @@
 
 use super::fields::{entries, Fields};
 use super::problems::Sink;
-use super::tree::{self, Value};
+use super::tree::Value;
 use super::{Checkpoint, Lesson};
 use crate::reference::FUNCTIONS;
 
 /// Reads the course file; problems go to `sink`. Returns what could be read.
 pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
-    let doc = match tree::parse(sink.text) {
-        Ok(doc) => doc,
-        Err(e) => {
-            let at = e.span.map_or(0, |s| s.start);
-            sink.at(at, None, format!("TOML syntax: {}", e.message));
-            return Vec::new();
-        }
+    let Some(doc) = sink.parse() else {
+        return Vec::new();
     };
     let top = Fields::new(&doc, 0, &["title", "lesson"], "course.toml", None, sink);
     top.req_str("title", None, sink);

@@ -21,13 +21,8 @@ pub(crate) fn read(
     lessons: &[Lesson],
     check: CallCheck,
 ) -> Vec<Case> {
-    let doc = match tree::parse(sink.text) {
-        Ok(doc) => doc,
-        Err(e) => {
-            let at = e.span.map_or(0, |s| s.start);
-            sink.at(at, None, format!("TOML syntax: {}", e.message));
-            return Vec::new();
-        }
+    let Some(doc) = sink.parse() else {
+        return Vec::new();
     };
     let top = Fields::new(
         &doc,

@@ -65,6 +65,18 @@ impl Sink<'_> {
             message: message.into(),
         });
     }
+
+    /// The file's TOML tree, or `None` with its syntax error recorded.
+    pub fn parse(&mut self) -> Option<Vec<(super::tree::Key, super::tree::Node)>> {
+        match super::tree::parse(self.text) {
+            Ok(doc) => Some(doc),
+            Err(e) => {
+                let at = e.span.map_or(0, |s| s.start);
+                self.at(at, None, format!("TOML syntax: {}", e.message));
+                None
+            }
+        }
+    }
 }
 
 /// A problem with a whole file (or folder).
