@@ -81,7 +81,7 @@ pub(super) fn finish(
         ("--html", args.html.as_deref()),
     ];
     refuse_shared_paths(&named)?;
-    let view = run.for_audience(audience);
+    let view = run.view(audience);
 
     let mut outputs: Vec<(&Path, String)> = Vec::new();
     if let Some(p) = &args.json {

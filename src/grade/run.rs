@@ -6,6 +6,7 @@ use crate::record::format::Recording;
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Errors that stop grading as a whole (a bad corpus, not a bad submission).
@@ -411,6 +412,16 @@ impl GradeRun {
     /// keeps only its id, tags and a value-free reason ("a hidden case
     /// failed: ..."); its call, expected, got and diff are dropped.
     pub fn for_audience(&self, audience: Audience) -> GradeRun {
+        self.view(audience).into_owned()
+    }
+
+    /// [`GradeRun::for_audience`] without a copy when the run already is for
+    /// `audience` (an instructor run shown to instructors, the usual case:
+    /// a thousand submissions' grades are not duplicated to write reports).
+    pub fn view(&self, audience: Audience) -> Cow<'_, GradeRun> {
+        if audience == self.audience {
+            return Cow::Borrowed(self);
+        }
         let mut run = self.clone();
         run.audience = audience;
         if audience == Audience::Student {
@@ -430,7 +441,7 @@ impl GradeRun {
                 }
             }
         }
-        run
+        Cow::Owned(run)
     }
 
     /// Submissions below `percent` of their maximum, or in error.

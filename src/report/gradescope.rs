@@ -46,7 +46,7 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
     if run.submissions.len() != 1 {
         return Err(GradescopeError::NotOne(run.submissions.len()));
     }
-    let run = run.for_audience(Audience::Student);
+    let run = run.view(Audience::Student);
     let s = &run.submissions[0];
     let mut tests = Vec::new();
     if s.status == Status::Graded {
