@@ -48,6 +48,18 @@ fn edited_copy(rel: &str, edit: impl Fn(String) -> String) -> tempfile::TempDir 
     dir
 }
 
+/// `autograder cases export --visible DEST --cases <the good corpus>`.
+fn export_visible(dest: &Path) -> Output {
+    autograder(&[
+        "cases",
+        "export",
+        "--visible",
+        &dest.display().to_string(),
+        "--cases",
+        &good_str(),
+    ])
+}
+
 /// `autograder cases check --cases DIR`.
 fn check(dir: &Path) -> Output {
     autograder(&["cases", "check", "--cases", &dir.display().to_string()])
@@ -275,14 +287,7 @@ fn stats_tabulates_tags_by_checkpoint() {
 fn export_writes_only_visible_cases() {
     let out = tempfile::tempdir().expect("temp dir");
     let dest = out.path().join("visible");
-    let o = autograder(&[
-        "cases",
-        "export",
-        "--visible",
-        &dest.display().to_string(),
-        "--cases",
-        &good_str(),
-    ]);
+    let o = export_visible(&dest);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("wrote 19 visible cases"),
@@ -308,25 +313,11 @@ fn export_writes_only_visible_cases() {
         std::fs::read(good().join("course.toml")).expect("read")
     );
     // Into an existing non-empty folder, or into the corpus itself: refused.
-    let o = autograder(&[
-        "cases",
-        "export",
-        "--visible",
-        &dest.display().to_string(),
-        "--cases",
-        &good_str(),
-    ]);
+    let o = export_visible(&dest);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not an empty folder"), "{}", stderr(&o));
     let inside = good().join("exported");
-    let o = autograder(&[
-        "cases",
-        "export",
-        "--visible",
-        &inside.display().to_string(),
-        "--cases",
-        &good_str(),
-    ]);
+    let o = export_visible(&inside);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("refusing to export into the source corpus"),
