@@ -128,6 +128,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
     let subs = submissions(&[
         "channel-flood-case",
         "channel-flood-import",
+        "never-exits",
         "trace-harness",
     ]);
     let work = tempfile::tempdir().unwrap();
@@ -146,6 +147,10 @@ fn check_harness_attacks(isolation: IsolationChoice) {
     assert_eq!(outcome(case, "parse_contract_json/before"), &echo("before"));
     assert_eq!(outcome(case, "parse_contract_json/hostile"), &crashed);
     assert_eq!(outcome(case, "parse_contract_json/after"), &echo("after"));
+    // A child that does not exit after its last case is killed, not waited for.
+    let never = recording(&results, "never-exits");
+    assert_eq!(outcome(never, "parse_contract_json/hostile"), &echo("boom"));
+    assert_eq!(outcome(never, "parse_contract_json/after"), &echo("after"));
     // As root, student code runs as its own uid: it cannot ptrace, open the
     // memory or stdin of, or signal its supervisor or the zygote.
     if autograder::record::sandbox::is_root() {

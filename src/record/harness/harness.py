@@ -757,10 +757,11 @@ class _Run:
                     buf += data
                 self.lines(buf, st)
                 break
-        # A child that finished every case leaves its leftovers to the reaper
-        # that runs before the answer; any other is reaped now, before the
-        # next child starts.
-        kill = not (st["finished"] and st["pending"] >= self.n)
+        # A child that finished every case and exited leaves its leftovers to
+        # the reaper that runs before the answer; any other is reaped now,
+        # before the next child starts (one that does not exit after its last
+        # case, say a student's sys.stdout.flush that never returns, too).
+        kill = not (st["finished"] and st["pending"] >= self.n and exited)
         if pidfd is None and exited:
             self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
         else:
