@@ -93,7 +93,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         )
     });
     if broken_sandbox {
-        anyhow::bail!("no submission could be recorded: the sandbox does not work here");
+        if let Some(Err(first)) = results.first().map(|r| &r.result) {
+            anyhow::bail!(
+                "no submission could be recorded: the sandbox or the harness failed for every one \
+                 (first: {first})"
+            );
+        }
     }
     Ok(crate::cli::EXIT_OK)
 }
