@@ -18,7 +18,7 @@ pub fn render(run: &GradeRun) -> Result<String, quick_junit::SerializeError> {
             let mut suite = TestSuite::new(s.id.as_str());
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message(format!(
-                "recording unusable: {}",
+                "submission not gradable: {}",
                 s.error.as_deref().unwrap_or("")
             ));
             let mut tc = TestCase::new("recording", status);
