@@ -5,6 +5,9 @@
 //! tagged JSON (`src/record/harness/tagged.py`) with their `repr`. The Rust
 //! values must be strictly equal, and their Rust `repr` identical to CPython's.
 
+#[macro_use]
+mod common;
+
 use autograder::corpus::{self, Corpus};
 use autograder::value::repr::repr;
 use autograder::value::{strict_eq, tagged, Outcome, PyValue};
@@ -79,7 +82,7 @@ fn cpython_values(corpus: &Corpus) -> Option<HashMap<String, serde_json::Value>>
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("skipping: cannot run python3: {e}");
+            say!("skipping: cannot run python3: {e}");
             return None;
         }
     };
@@ -217,19 +220,19 @@ fn reader_agrees_with_cpython_on_every_corpus_value() {
             Err(e) => panic!("{} does not load: {e}", dir.display()),
         };
         if corpus.cases.is_empty() {
-            eprintln!("skipping {}: no cases yet", dir.display());
+            say!("skipping {}: no cases yet", dir.display());
             continue;
         }
         if !compare(&corpus, &mut totals) {
             return;
         }
-        println!(
+        say!(
             "{}: {} cases agree with CPython",
             dir.display(),
             corpus.cases.len()
         );
     }
-    println!(
+    say!(
         "reader vs CPython: {} cases, {} argument values and {} pinned values strictly equal, repr identical",
         totals.cases, totals.values, totals.pins
     );

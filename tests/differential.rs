@@ -8,6 +8,9 @@
 //! The seed is fixed and printed; rerun a failure with `AUTOGRADER_DIFF_SEED=<seed>`,
 //! explore fresh inputs with `AUTOGRADER_DIFF_SEED=random`.
 
+#[macro_use]
+mod common;
+
 #[path = "differential/json_texts.rs"]
 mod json_texts;
 #[path = "differential/structured.rs"]
@@ -151,7 +154,7 @@ fn show(outcome: &Outcome) -> String {
 #[test]
 fn core_agrees_with_model_solution_under_cpython() {
     let seed = seed();
-    println!("differential seed: {seed} (rerun with AUTOGRADER_DIFF_SEED={seed})");
+    say!("differential seed: {seed} (rerun with AUTOGRADER_DIFF_SEED={seed})");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let calls = inputs(&mut rng);
     let model = run_model(&calls);
@@ -182,7 +185,7 @@ fn core_agrees_with_model_solution_under_cpython() {
         }
     }
     for (f, (returns, raises)) in &counts {
-        println!(
+        say!(
             "{f}: {} inputs agree ({returns} return, {raises} raise)",
             returns + raises
         );

@@ -3,6 +3,9 @@
 //! `python_outcomes.tsv` says CPython decoded it, must give CPython's outcome
 //! (`dict` → returns a dict, `ValueError` → raises).
 
+#[macro_use]
+mod common;
+
 use autograder::reference::{self, CallError};
 use autograder::value::{Exception, Outcome, PyStr, PyValue};
 use std::path::PathBuf;
@@ -71,7 +74,7 @@ fn jsontestsuite_matches_cpython() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/jsontestsuite");
     let dir = root.join("test_parsing");
     if !dir.is_dir() {
-        println!("skipped: {} is absent", dir.display());
+        say!("skipped: {} is absent", dir.display());
         return;
     }
     let tsv = std::fs::read_to_string(root.join("python_outcomes.tsv"))
@@ -107,7 +110,7 @@ fn jsontestsuite_matches_cpython() {
         .expect("test_parsing is readable")
         .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_file()))
         .count();
-    println!("JSONTestSuite: {rows} files, CPython outcomes {by_outcome:?}");
+    say!("JSONTestSuite: {rows} files, CPython outcomes {by_outcome:?}");
     assert_eq!(
         files, rows,
         "test_parsing holds {files} files, the TSV {rows}"

@@ -5,6 +5,9 @@
 //! every checkpoint) without being listed, with its reason, in
 //! `tests/fixtures/mutation/equivalent.json`. See docs/mutation-testing.md.
 
+#[macro_use]
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -15,7 +18,7 @@ fn every_non_equivalent_mutant_of_the_model_solution_is_killed() {
         .into_iter()
         .find(|p| Command::new(p).arg("-c").arg("pass").output().is_ok());
     let Some(python) = python else {
-        eprintln!("skipped: no python3 to run scripts/mutate.py");
+        say!("skipped: no python3 to run scripts/mutate.py");
         return;
     };
     let out = Command::new(python)
@@ -29,6 +32,16 @@ fn every_non_equivalent_mutant_of_the_model_solution_is_killed() {
         .expect("mutate.py runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}");
+    for line in stdout
+        .lines()
+        .rev()
+        .take(3)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        say!("{line}");
+    }
     assert!(
         out.status.success(),
         "surviving or stale mutants ({}):\n{}\n{}",

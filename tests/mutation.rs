@@ -3,6 +3,9 @@
 //! scores below 100% on the checkpoint its row in `submissions/README.md`
 //! names. The README table is parsed here, so the two never drift.
 
+#[macro_use]
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -180,13 +183,13 @@ fn every_buggy_submission_fails_its_checkpoint() {
             .collect();
         if !passed && *score < 1.0 {
             caught += 1;
-            println!("caught  {:28} {}", r.folder, below.join(", "));
+            say!("caught  {:28} {}", r.folder, below.join(", "));
         } else {
-            println!("MISSED  {:28} {} scores {score}", r.folder, r.checkpoint);
+            say!("MISSED  {:28} {} scores {score}", r.folder, r.checkpoint);
             missed.push(r.folder.clone());
         }
     }
-    println!(
+    say!(
         "mutation score: {caught}/{} buggy submissions caught",
         rows.len()
     );

@@ -2,6 +2,9 @@
 //! things behind for the next one on the same worker, and floods of the
 //! result channel. Run under both isolation modes.
 
+#[macro_use]
+mod common;
+
 mod record_support;
 
 use autograder::record::format::CaseOutcome;
@@ -36,7 +39,7 @@ fn corpus() -> autograder::corpus::Corpus {
 fn check_leftovers(isolation: IsolationChoice) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !autograder::record::sandbox::is_root() {
-        eprintln!("skipping: without root workers have no uid of their own to clean up after");
+        say!("skipping: without root workers have no uid of their own to clean up after");
         return;
     }
     let corpus = corpus();
@@ -195,7 +198,7 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
     let lease = match autograder::record::sandbox::lease_uid() {
         Ok(Some(lease)) => lease,
         _ => {
-            eprintln!("skipping: without root workers have no uid of their own");
+            say!("skipping: without root workers have no uid of their own");
             return;
         }
     };
@@ -229,7 +232,7 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
         let _ = stale.kill();
         let _ = stale.wait();
         let _ = std::fs::remove_file(&file);
-        eprintln!(
+        say!(
             "skipping: the worker got uid {} instead of {uid}",
             seen["uid"]
         );

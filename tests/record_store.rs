@@ -1,5 +1,8 @@
 //! Discovery, caching, shipped recordings and recording-file validation.
 
+#[macro_use]
+mod common;
+
 mod record_support;
 
 use autograder::record::format::{CaseOutcome, RECORDING_FORMAT};
@@ -182,7 +185,7 @@ fn read_recording_refuses_bad_files_with_a_reason() {
 fn the_model_solution_records_values_and_value_errors() {
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/model-solution");
     if !model.join("main.py").is_file() {
-        eprintln!("skipping: no submissions/model-solution/main.py");
+        say!("skipping: no submissions/model-solution/main.py");
         return;
     }
     let work = tempfile::tempdir().unwrap();

@@ -9,6 +9,9 @@
 //! must equal ours. CPython also reads our `pretty` form back with
 //! `ast.literal_eval` (values without nan/inf) and its repr must match. Set `REPR_CPYTHON_SEED` to try another seed.
 
+#[macro_use]
+mod common;
+
 use autograder::value::repr::{pretty, repr};
 use autograder::value::{tagged, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
@@ -286,14 +289,14 @@ fn repr_matches_cpython() {
         if &ours != want || !pretty_ok {
             mismatches += 1;
             if mismatches <= 20 {
-                eprintln!(
+                say!(
                     "MISMATCH for {}\n  cpython: {want}\n  ours:    {ours}\n  pretty:  {p:?}\n  pretty read back by CPython: {back:?}",
                     serde_json::to_string(&tagged::encode(v)).unwrap_or_default()
                 );
             }
         }
     }
-    println!(
+    say!(
         "repr vs CPython (seed {seed}): compared {} values ({random_count} random incl. {FLOATS} bare floats, {} code point sweep strings), {mismatches} mismatches; pretty read back by CPython for {pretty_checked} ({multi_line} multi-line)",
         values.len(),
         values.len() - random_count
