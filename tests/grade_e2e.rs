@@ -52,6 +52,8 @@ fn perfect_recording(id: &str) -> Recording {
         corpus_fingerprint: corpus.fingerprint.clone(),
         harness: "test".into(),
         isolation: "none".into(),
+        python: None,
+        sandbox: None,
         outcomes,
         output: String::new(),
     }

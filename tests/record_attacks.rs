@@ -38,20 +38,22 @@ fn corpus() -> autograder::corpus::Corpus {
 /// (same uid) and must find none of it.
 fn check_leftovers(isolation: IsolationChoice) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !autograder::record::sandbox::is_root() {
-        say!("skipping: without root workers have no uid of their own to clean up after");
+    let landlock = isolation == IsolationChoice::Landlock;
+    // Landlock keeps leftovers from being made at all (files outside the
+    // submission's folder, IPC objects refused) and kills every descendant;
+    // the other tiers clean up by the worker's own uid, which needs root.
+    if !landlock
+        && !root_or_say(&format!(
+            "nothing_left_for_the_next_submission under {isolation:?}"
+        ))
+    {
         return;
     }
     let corpus = corpus();
     let subs = submissions(&["a-plant", "b-probe"]);
     let work = tempfile::tempdir().unwrap();
     // One worker: the probe runs right after the planter, as the same uid.
-    let results = record(
-        &corpus,
-        &subs,
-        &options(work.path(), 1, 5),
-        isolation.clone(),
-    );
+    let results = record(&corpus, &subs, &options(work.path(), 1, 5), isolation);
     let planted = match outcome(
         recording(&results, "a-plant"),
         "parse_contract_json/hostile",
@@ -65,9 +67,18 @@ fn check_leftovers(isolation: IsolationChoice) {
         .iter()
         .filter_map(|v| v.as_str())
         .collect();
-    // The attack really ran: the IPC objects, /tmp and the process at least.
-    for thing in ["shm", "msg", "sem", "mq", "/tmp", "process"] {
-        assert!(planted.contains(&thing), "{thing} not planted: {planted:?}");
+    // The attack really ran: the IPC objects, /tmp and the process at least
+    // (under landlock only the process: the rest is refused).
+    let expected: &[&str] = if landlock {
+        &["process"]
+    } else {
+        &["shm", "msg", "sem", "mq", "/tmp", "process"]
+    };
+    for thing in expected {
+        assert!(planted.contains(thing), "{thing} not planted: {planted:?}");
+    }
+    if landlock {
+        assert_eq!(planted, ["process"], "landlock let leftovers be made");
     }
     assert!(
         !planted.contains(&"scratch-root"),
@@ -85,6 +96,15 @@ fn check_leftovers(isolation: IsolationChoice) {
         },
         "the next submission found what the previous one left (planted: {planted:?})"
     );
+    // From outside the sandbox: the background process and its abstract
+    // socket are gone (bwrap's are in the worker's own network namespace).
+    if isolation != IsolationChoice::Bwrap {
+        let sockets = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+        assert!(
+            !sockets.contains("@agplant"),
+            "a-plant's background process outlived its submission"
+        );
+    }
     for leftover in [
         "/tmp/agplant",
         "/var/tmp/agplant",
@@ -93,21 +113,18 @@ fn check_leftovers(isolation: IsolationChoice) {
     ] {
         let host = std::path::Path::new(leftover);
         // Under bwrap these are the sandbox's own; the host's are untouched.
-        if isolation == IsolationChoice::Rlimits {
+        if isolation != IsolationChoice::Bwrap {
             assert!(!host.exists(), "{leftover} outlived the recording");
         }
     }
 }
 
 #[test]
-fn nothing_left_for_the_next_submission_under_rlimits() {
-    check_leftovers(IsolationChoice::Rlimits);
-}
-
-#[test]
-fn nothing_left_for_the_next_submission_under_bwrap() {
-    if bwrap_or_skip("nothing_left_for_the_next_submission_under_bwrap") {
-        check_leftovers(IsolationChoice::Bwrap);
+fn nothing_left_for_the_next_submission_under_every_tier() {
+    for tier in TIERS {
+        if tier_or_skip(tier, "nothing_left_for_the_next_submission") {
+            check_leftovers(tier);
+        }
     }
 }
 
@@ -126,6 +143,7 @@ fn peak_rss() -> u64 {
 /// characters in the result channel is refused by the supervisor (only the case it was written in crashes); it never reaches
 /// Rust escaped sixfold (and, at import, copied into every case).
 fn check_harness_attacks(isolation: IsolationChoice) {
+    let landlock = isolation == IsolationChoice::Landlock;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let corpus = corpus();
     let subs = submissions(&[
@@ -154,9 +172,11 @@ fn check_harness_attacks(isolation: IsolationChoice) {
     let never = recording(&results, "never-exits");
     assert_eq!(outcome(never, "parse_contract_json/hostile"), &echo("boom"));
     assert_eq!(outcome(never, "parse_contract_json/after"), &echo("after"));
-    // As root, student code runs as its own uid: it cannot ptrace, open the
-    // memory or stdin of, or signal its supervisor or the zygote.
-    if autograder::record::sandbox::is_root() {
+    // As root, student code runs as its own uid; under landlock, in its own
+    // domain with ptrace refused and signals scoped: either way it cannot
+    // ptrace, open the memory or stdin of, or signal its supervisor or the
+    // zygote.
+    if landlock || autograder::record::sandbox::is_root() {
         assert_eq!(
             outcome(
                 recording(&results, "trace-harness"),
@@ -177,14 +197,11 @@ fn check_harness_attacks(isolation: IsolationChoice) {
 }
 
 #[test]
-fn attacks_on_the_harness_under_rlimits() {
-    check_harness_attacks(IsolationChoice::Rlimits);
-}
-
-#[test]
-fn attacks_on_the_harness_under_bwrap() {
-    if bwrap_or_skip("attacks_on_the_harness_under_bwrap") {
-        check_harness_attacks(IsolationChoice::Bwrap);
+fn attacks_on_the_harness_under_every_tier() {
+    for tier in TIERS {
+        if tier_or_skip(tier, "attacks_on_the_harness") {
+            check_harness_attacks(tier);
+        }
     }
 }
 

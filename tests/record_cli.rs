@@ -77,7 +77,10 @@ fn usage_and_corpus_errors_exit_2() {
     let echo = echo.to_str().unwrap();
     let (code, _, err) = autograder(&["record", echo, "--isolation", "bogus"], tmp.path());
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("unknown isolation"), "{err}");
+    assert!(
+        err.contains("invalid value 'bogus' for '--isolation"),
+        "{err}"
+    );
     let (code, _, err) = autograder(&["record", echo, "--cases", "nowhere"], tmp.path());
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = autograder(&["record", "missing-folder"], tmp.path());

@@ -33,6 +33,8 @@ fn processes_named(name: &str) -> Vec<String> {
 fn check_hostile(isolation: IsolationChoice) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let bwrap = isolation == IsolationChoice::Bwrap;
+    let landlock = isolation == IsolationChoice::Landlock;
+    let root = autograder::record::sandbox::is_root();
     let other_main = fixtures().join("echo/main.py");
     let corpus_file = fixtures().join(".corpus/course.toml");
     let corpus = hostile_corpus(&other_main, &corpus_file);
@@ -46,7 +48,7 @@ fn check_hostile(isolation: IsolationChoice) {
         isolation,
     );
     assert_eq!(results.len(), subs.len());
-    let iso = if bwrap { "bwrap" } else { "rlimits" };
+    let iso = tier_name(isolation);
 
     // Every fixture but the syntax error answers the normal cases normally.
     for r in &results {
@@ -146,7 +148,7 @@ fn check_hostile(isolation: IsolationChoice) {
     let o = hostile("write-1gb");
     let (class, _) = raised(&o);
     assert_eq!(class, "OSError");
-    if bwrap {
+    if bwrap || landlock {
         let o = hostile("socket");
         assert!(raised(&o).1.contains(&"OSError".to_string()), "{o:?}");
     } else {
@@ -163,6 +165,9 @@ fn check_hostile(isolation: IsolationChoice) {
             let (class, mro) = raised(o);
             assert_eq!(class, "FileNotFoundError", "{case}");
             assert!(mro.contains(&"OSError".to_string()));
+        } else if landlock {
+            let (class, _) = raised(o);
+            assert_eq!(class, "PermissionError", "{case}");
         } else {
             // rlimits does not hide world-readable files: documented.
             assert!(matches!(
@@ -220,9 +225,10 @@ fn check_hostile(isolation: IsolationChoice) {
             args_changed: true
         }
     );
-    // Its own uid may not signal the supervisor (as root; without root the
-    // child keeps the harness's uid, a documented weakness).
-    if autograder::record::sandbox::is_root() {
+    // Its own uid (as root) or its Landlock domain (signals scoped) keeps
+    // it from signalling the supervisor; bwrap and rlimits without root
+    // keep the harness's uid, a documented weakness.
+    if root || landlock {
         let o = hostile("kill-parent");
         assert_eq!(raised(&o).0, "PermissionError", "{o:?}");
     }
@@ -236,12 +242,21 @@ fn check_hostile(isolation: IsolationChoice) {
 
 #[test]
 fn hostile_fixtures_under_rlimits() {
-    check_hostile(IsolationChoice::Rlimits);
+    if tier_or_skip(IsolationChoice::Rlimits, "hostile_fixtures") {
+        check_hostile(IsolationChoice::Rlimits);
+    }
 }
 
 #[test]
 fn hostile_fixtures_under_bwrap() {
-    if bwrap_or_skip("hostile_fixtures_under_bwrap") {
+    if tier_or_skip(IsolationChoice::Bwrap, "hostile_fixtures") {
         check_hostile(IsolationChoice::Bwrap);
+    }
+}
+
+#[test]
+fn hostile_fixtures_under_landlock() {
+    if tier_or_skip(IsolationChoice::Landlock, "hostile_fixtures") {
+        check_hostile(IsolationChoice::Landlock);
     }
 }

@@ -208,7 +208,14 @@ fn gradescope_golden_and_fields() {
         assert!(v.get(key).is_some(), "results.json lacks {key}");
     }
     let tests = v["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 8);
+    // One per case, then the instructors-only environment line.
+    assert_eq!(tests.len(), 9);
+    let env = &tests[8];
+    assert_eq!(env["name"], report::gradescope::ENVIRONMENT_TEST);
+    assert_eq!(env["visibility"], "hidden");
+    assert_eq!(env["max_score"], 0.0);
+    assert_eq!(env["output"], v["extra_data"]["sandbox"]);
+    assert!(env["output"].as_str().unwrap().starts_with("sandbox: "));
     let mut total = 0.0;
     for t in tests {
         for key in [

@@ -1,8 +1,10 @@
 //! `autograder grade`: record what is missing, grade every submission, print
 //! the summary and write the requested reports.
 
-use super::output::{finish, AudienceArg, OutputArgs};
-use super::record::{check_work_dir_for, load_corpus, positive_seconds};
+use super::output::{check_report_paths, finish, AudienceArg, OutputArgs};
+use super::record::{
+    check_work_dir_for, load_corpus, positive_seconds, settle_environment, SandboxArgs,
+};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade;
@@ -39,6 +41,8 @@ struct Options {
     /// Record every submission again, ignoring cached recordings.
     #[arg(long)]
     no_cache: bool,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
     /// Refuse shipped recording.json files: every submission must be a main.py, run here. A
     /// recording made elsewhere can be forged; use this in CI on student pushes and on Gradescope
     #[arg(long)]
@@ -95,18 +99,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .build()
         .context("cannot start the worker threads")?;
 
+    let gradescope = args
+        .gradescope
+        .as_deref()
+        .map(|p| (p, args.gradescope_hidden.into()));
+    check_report_paths(&args.output, gradescope)?;
     let corpus = load_corpus(&args.cases)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     super::cases::warn_empty_checkpoints(&corpus);
     let (submissions, not_a_submission) = submissions(&args)?;
     check_work_dir_for(&submissions, &args.work_dir)?;
-    let recordings = record(&corpus, &args, &submissions);
+    let recordings = record(&corpus, &args, &submissions)?;
     let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
-    let gradescope = args
-        .gradescope
-        .as_deref()
-        .map(|p| (p, args.gradescope_hidden.into()));
     let code = finish(&run, audience, &args.output, gradescope)?;
     if not_a_submission && code == EXIT_OK {
         // PATH was one would-be submission without a main.py: the reports say
@@ -221,8 +226,13 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
 /// Each submission's id and its recording, or why it has none.
 type Recordings = Vec<(String, Result<Recording, String>)>;
 
-/// Records (or reuses the cached recording of) each submission.
-fn record(corpus: &Corpus, args: &Options, submissions: &[record::Submission]) -> Recordings {
+/// Records (or reuses the cached recording of) each submission; fails, and
+/// no report is written, when the grader cannot record here.
+fn record(
+    corpus: &Corpus,
+    args: &Options,
+    submissions: &[record::Submission],
+) -> anyhow::Result<Recordings> {
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),
@@ -230,8 +240,12 @@ fn record(corpus: &Corpus, args: &Options, submissions: &[record::Submission]) -
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
-    record::record_all(corpus, submissions, &opts)
-        .into_iter()
-        .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
-        .collect()
+    let tuning = args.sandbox.tuning();
+    let env = settle_environment(submissions, &tuning)?;
+    Ok(
+        record::record_in(corpus, submissions, &opts, &tuning, env.as_ref())?
+            .into_iter()
+            .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
+            .collect(),
+    )
 }

@@ -72,15 +72,7 @@ pub(super) fn finish(
     args: &OutputArgs,
     gradescope: GradescopeOutput,
 ) -> anyhow::Result<i32> {
-    let named = [
-        ("--json", args.json.as_deref()),
-        ("--csv", args.csv.as_deref()),
-        ("--junit", args.junit.as_deref()),
-        ("--gradescope", gradescope.map(|(p, _)| p)),
-        ("--markdown", args.markdown.as_deref()),
-        ("--html", args.html.as_deref()),
-    ];
-    refuse_shared_paths(&named)?;
+    check_report_paths(args, gradescope)?;
     let view = run.view(audience);
 
     let mut outputs: Vec<(&Path, String)> = Vec::new();
@@ -102,15 +94,29 @@ pub(super) fn finish(
     if let Some(p) = &args.html {
         outputs.push((p, report::html::render(&view)));
     }
-    for (path, text) in outputs {
-        write_report(path, &text)?;
-    }
+    // A report that cannot be written does not cost the others: all are
+    // tried, then the run fails naming each one that failed.
+    let unwritten: Vec<String> = outputs
+        .into_iter()
+        .filter_map(|(path, text)| write_report(path, &text).err())
+        .map(|e| format!("{e:#}"))
+        .collect();
 
     if !args.quiet {
-        let text = report::terminal::render(&view, report::terminal::want_color(), true);
+        let mut text = report::terminal::render(&view, report::terminal::want_color(), true);
+        text.push_str(&report::terminal::footer(&view));
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error worth a non-zero exit.
         let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    }
+
+    if !unwritten.is_empty() {
+        bail!(
+            "{} report{} could not be written (the others were):\n  {}",
+            unwritten.len(),
+            if unwritten.len() == 1 { "" } else { "s" },
+            unwritten.join("\n  ")
+        );
     }
 
     if let Some(threshold) = args.fail_under {
@@ -131,6 +137,22 @@ pub(super) fn finish(
         }
     }
     Ok(EXIT_OK)
+}
+
+/// Refuses report paths that cannot work (two reports into one file); run
+/// before any work, so a usage error costs nothing.
+pub(super) fn check_report_paths(
+    args: &OutputArgs,
+    gradescope: GradescopeOutput,
+) -> anyhow::Result<()> {
+    refuse_shared_paths(&[
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--gradescope", gradescope.map(|(p, _)| p)),
+        ("--markdown", args.markdown.as_deref()),
+        ("--html", args.html.as_deref()),
+    ])
 }
 
 /// Two reports into the same file is a usage error, not a silently lost report.

@@ -31,14 +31,53 @@ pub struct Args {
     /// Record again even when a recording for the same source, corpus and harness exists.
     #[arg(long)]
     pub no_cache: bool,
-    /// auto (bubblewrap when it works here), bwrap, or rlimits.
-    #[arg(long, env = "AUTOGRADER_ISOLATION", default_value = "auto")]
-    pub isolation: String,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// Where student code runs: the interpreter and the sandbox tier (`grade`
+/// and `record` share them).
+#[derive(clap::Args, Debug)]
+pub struct SandboxArgs {
+    /// The sandbox tier: auto (bwrap when it starts here, else landlock when
+    /// the kernel has it, else stop), bwrap, landlock, or rlimits (weaker:
+    /// only when asked for by name).
+    #[arg(long, value_enum, env = "AUTOGRADER_ISOLATION", default_value = "auto")]
+    pub isolation: IsolationChoice,
+    /// The CPython (3.8 or newer) that runs student code [default:
+    /// /usr/bin/python3, else python3 on PATH].
+    #[arg(long, value_name = "PATH", env = "AUTOGRADER_PYTHON")]
+    pub python: Option<PathBuf>,
+}
+
+impl SandboxArgs {
+    /// The recorder's knobs these arguments set.
+    pub fn tuning(&self) -> Tuning {
+        Tuning {
+            isolation: Ok(self.isolation),
+            python: self.python.clone(),
+            ..Tuning::default()
+        }
+    }
+}
+
+/// Settles the interpreter and tier when a submission must run here, and
+/// says on stderr which it is before any runs; none is needed for shipped
+/// recordings alone.
+pub(super) fn settle_environment(
+    submissions: &[Submission],
+    tuning: &Tuning,
+) -> anyhow::Result<Option<record::Environment>> {
+    if !record::needs_sandbox(submissions) {
+        return Ok(None);
+    }
+    let env = record::Environment::settle(tuning).context("cannot record submissions here")?;
+    eprintln!("{}", env.describe());
+    Ok(Some(env))
 }
 
 /// Runs `autograder record`; returns the exit code (0 unless nothing could be recorded).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let isolation: IsolationChoice = args.isolation.parse().map_err(anyhow::Error::msg)?;
     let corpus = load_corpus(&args.cases)?;
     let submissions = record::discover(&args.path)?;
     if submissions.is_empty() {
@@ -55,11 +94,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         use_cache: !args.no_cache,
         show_progress: true,
     };
-    let tuning = Tuning {
-        isolation: Ok(isolation),
-        ..Tuning::default()
-    };
-    let results = record::record_all_with(&corpus, &submissions, &opts, &tuning);
+    let tuning = args.sandbox.tuning();
+    let env = settle_environment(&submissions, &tuning)?;
+    let results = record::record_in(&corpus, &submissions, &opts, &tuning, env.as_ref())?;
     let width = results
         .iter()
         .map(|r| r.id.chars().count())
@@ -84,22 +121,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         "recordings in {}",
         args.work_dir.join("recordings").display()
     );
-    // One broken submission is reported and the others recorded; a sandbox
-    // that cannot run anything at all is the tool's problem.
-    let broken_sandbox = results.iter().all(|r| {
-        matches!(
-            r.result,
-            Err(record::RecordError::Sandbox(_) | record::RecordError::Harness(_))
-        )
-    });
-    if broken_sandbox {
-        if let Some(Err(first)) = results.first().map(|r| &r.result) {
-            anyhow::bail!(
-                "no submission could be recorded: the sandbox or the harness failed for every one \
-                 (first: {first})"
-            );
-        }
-    }
+    // One broken submission is reported and the others recorded; the
+    // grader's own failures stopped the run above (exit 2).
     Ok(crate::cli::EXIT_OK)
 }
 

@@ -131,7 +131,12 @@ impl SubmissionGrade {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordingInfo {
     pub harness: String,
+    /// The sandbox tier (`bwrap`, `landlock`, `rlimits`, or another runner's word).
     pub isolation: String,
+    /// The interpreter's version, when the recording says it.
+    pub python: Option<String>,
+    /// What the sandbox's self-test found held, when the recording says it.
+    pub sandbox: Option<String>,
     pub source_sha256: Option<String>,
     /// The recording answered another version of the corpus: cases it does
     /// not know are graded "not recorded".
@@ -352,6 +357,8 @@ fn grade_one(
         recording: Some(RecordingInfo {
             harness: rec.harness.clone(),
             isolation: rec.isolation.clone(),
+            python: rec.python.clone(),
+            sandbox: rec.sandbox.clone(),
             source_sha256: rec.source_sha256.clone(),
             stale: rec.corpus_fingerprint != corpus.fingerprint,
         }),

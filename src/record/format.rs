@@ -22,8 +22,16 @@ pub struct Recording {
     pub corpus_fingerprint: String,
     /// Which harness produced it (e.g. `autograder-harness/1`, or another runner's name).
     pub harness: String,
-    /// The isolation the code ran under: `bwrap`, `rlimits`, or what another runner says.
+    /// The sandbox tier the code ran under: `bwrap`, `landlock`, `rlimits`,
+    /// or what another runner says.
     pub isolation: String,
+    /// The interpreter's version (`3.10.13`); absent from other runners.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// What the sandbox's self-test found held (e.g. `landlock: ABI 7 (files,
+    /// tcp, signals, abstract-unix, seccomp)`); absent from other runners.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// Outcomes by case id.
     pub outcomes: BTreeMap<String, CaseOutcome>,
     /// What the student's code printed, capped.

@@ -13,7 +13,7 @@ mod store;
 mod worker;
 
 pub use discover::{discover, nothing_found, Submission, SubmissionSource};
-pub use sandbox::{Isolation, IsolationChoice};
+pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
 use crate::corpus::Corpus;
@@ -51,6 +51,35 @@ pub enum RecordError {
     Unusable(String),
     #[error("harness: {0}")]
     Harness(String),
+    /// No usable interpreter or sandbox tier here.
+    #[error("{0}")]
+    Setup(String),
+    /// A recording could not be stored in the work dir.
+    #[error("cannot store the recording: {0}")]
+    Store(String),
+    /// A submission's recording failed on the grader's side twice, on two
+    /// fresh workers: the run stops rather than grade anyone on it.
+    #[error("recording {submission} failed on the grader's side, twice: {error}")]
+    Aborted {
+        submission: String,
+        error: Box<RecordError>,
+    },
+}
+
+impl RecordError {
+    /// Whether the grader failed here (no interpreter, sandbox or harness,
+    /// an unwritable store), not the submission: such a failure must never
+    /// become the student's grade.
+    pub fn is_grader_fault(&self) -> bool {
+        matches!(
+            self,
+            RecordError::Sandbox(_)
+                | RecordError::Harness(_)
+                | RecordError::Setup(_)
+                | RecordError::Store(_)
+                | RecordError::Aborted { .. }
+        )
+    }
 }
 
 /// How to record.
@@ -86,6 +115,9 @@ impl Default for RecordOptions {
 pub struct Tuning {
     /// `AUTOGRADER_ISOLATION` by default.
     pub isolation: Result<IsolationChoice, String>,
+    /// The interpreter (`AUTOGRADER_PYTHON` by default; unset: /usr/bin/python3,
+    /// then python3 on PATH).
+    pub python: Option<PathBuf>,
     /// false starts a fresh interpreter per submission (the benchmark's baseline).
     pub prefork: bool,
     /// Per-submission wall limit; default max(60 s, 10 × case timeout).
@@ -98,6 +130,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             isolation: IsolationChoice::from_env(),
+            python: std::env::var_os("AUTOGRADER_PYTHON").map(PathBuf::from),
             prefork: true,
             wall_limit: None,
             memory_bytes: 1 << 30,
@@ -126,13 +159,61 @@ pub fn harness_version() -> &'static str {
     })
 }
 
+/// The interpreter and sandbox tier a run records with, settled before any
+/// submission runs.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    pub python: Python,
+    pub isolation: Isolation,
+    /// What the run must say about the choice (a fallback, a weaker tier).
+    pub notes: Vec<String>,
+}
+
+impl Environment {
+    /// Finds the interpreter and the sandbox tier `tuning` asks for; an
+    /// error (exit 2 in the CLI) says what was tried and how to fix it.
+    pub fn settle(tuning: &Tuning) -> Result<Environment, RecordError> {
+        let choice = tuning.isolation.clone().map_err(RecordError::Setup)?;
+        let python = Python::find(tuning.python.as_deref()).map_err(RecordError::Setup)?;
+        let (isolation, notes) = choice.resolve(&python).map_err(RecordError::Setup)?;
+        Ok(Environment {
+            python,
+            isolation,
+            notes,
+        })
+    }
+
+    /// One line for the start of a run: the tier, the interpreter, the notes.
+    pub fn describe(&self) -> String {
+        let mut line = format!(
+            "sandbox: {} · {} ({})",
+            self.isolation.name(),
+            self.python.label(),
+            self.python.executable.display()
+        );
+        for note in &self.notes {
+            line.push_str("\nnote: ");
+            line.push_str(note);
+        }
+        line
+    }
+}
+
+/// Whether any submission must run here (not only shipped recordings).
+pub fn needs_sandbox(submissions: &[Submission]) -> bool {
+    submissions
+        .iter()
+        .any(|s| matches!(s.source, SubmissionSource::MainPy(_)))
+}
+
 /// Records (or reuses cached / shipped recordings for) every submission, in parallel.
-/// Returns one entry per input submission, in input order, deterministic whatever `jobs` is.
+/// Returns one entry per input submission, in input order, deterministic whatever `jobs` is;
+/// or, when the grader itself cannot record (see [`RecordError::is_grader_fault`]), that error.
 pub fn record_all(
     corpus: &Corpus,
     submissions: &[Submission],
     opts: &RecordOptions,
-) -> Vec<SubmissionRecording> {
+) -> Result<Vec<SubmissionRecording>, RecordError> {
     record_all_with(corpus, submissions, opts, &Tuning::default())
 }
 
@@ -150,21 +231,26 @@ pub fn record_all_with(
     submissions: &[Submission],
     opts: &RecordOptions,
     tuning: &Tuning,
-) -> Vec<SubmissionRecording> {
+) -> Result<Vec<SubmissionRecording>, RecordError> {
+    let env = match needs_sandbox(submissions) {
+        true => Some(Environment::settle(tuning)?),
+        false => None,
+    };
+    record_in(corpus, submissions, opts, tuning, env.as_ref())
+}
+
+/// [`record_all_with`] in an environment already settled (`None` when no
+/// submission runs here).
+pub fn record_in(
+    corpus: &Corpus,
+    submissions: &[Submission],
+    opts: &RecordOptions,
+    tuning: &Tuning,
+    env: Option<&Environment>,
+) -> Result<Vec<SubmissionRecording>, RecordError> {
     let mut results: Vec<Option<Result<Recording, RecordError>>> =
         submissions.iter().map(|_| None).collect();
     let mut jobs = Vec::new();
-    let needs_sandbox = submissions
-        .iter()
-        .any(|s| matches!(s.source, SubmissionSource::MainPy(_)));
-    let isolation = if needs_sandbox {
-        match &tuning.isolation {
-            Ok(choice) => choice.resolve().map_err(|e| e.to_string()),
-            Err(e) => Err(e.clone()),
-        }
-    } else {
-        Err(String::new())
-    };
     for (index, sub) in submissions.iter().enumerate() {
         match &sub.source {
             SubmissionSource::Recording(path) => results[index] = Some(read_recording(path)),
@@ -175,15 +261,11 @@ pub fn record_all_with(
                 Err(e) => results[index] = Some(Err(e)),
                 Ok(source) => {
                     let sha256 = hex::encode(Sha256::digest(&source));
-                    let iso = match &isolation {
-                        Ok(iso) => *iso,
-                        Err(e) => {
-                            results[index] = Some(Err(RecordError::Sandbox(e.clone())));
-                            continue;
-                        }
-                    };
+                    let env = env.ok_or_else(|| {
+                        RecordError::Setup("no interpreter or sandbox was settled".into())
+                    })?;
                     if opts.use_cache {
-                        if let Some(rec) = cached(opts, corpus, sub, &sha256, iso) {
+                        if let Some(rec) = cached(opts, corpus, sub, &sha256, env) {
                             results[index] = Some(Ok(rec));
                             continue;
                         }
@@ -198,13 +280,13 @@ pub fn record_all_with(
             },
         }
     }
-    if let (false, Ok(iso)) = (jobs.is_empty(), &isolation) {
-        let done = run_jobs(corpus, &jobs, opts, tuning, *iso);
+    if let (false, Some(env)) = (jobs.is_empty(), env) {
+        let done = run_jobs(corpus, &jobs, opts, tuning, env)?;
         for (job, result) in jobs.iter().zip(done) {
             results[job.index] = Some(result);
         }
     }
-    submissions
+    Ok(submissions
         .iter()
         .zip(results)
         .map(|(sub, result)| SubmissionRecording {
@@ -215,7 +297,7 @@ pub fn record_all_with(
                 ))
             }),
         })
-        .collect()
+        .collect())
 }
 
 fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
@@ -240,7 +322,7 @@ fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
 }
 
 /// The stored recording, when it answers exactly this source, corpus,
-/// harness and isolation. Never one from inside the submission's own folder
+/// harness, interpreter and tier. Never one from inside the submission's own folder
 /// (`grade .` in a student's repository with the default work dir): the
 /// student could have committed a forged recording there.
 fn cached(
@@ -248,7 +330,7 @@ fn cached(
     corpus: &Corpus,
     sub: &Submission,
     sha256: &str,
-    iso: Isolation,
+    env: &Environment,
 ) -> Option<Recording> {
     let id = sub.id.as_str();
     let (Ok(work), Ok(dir)) = (
@@ -266,7 +348,8 @@ fn cached(
         && rec.source_sha256.as_deref() == Some(sha256)
         && rec.corpus_fingerprint == corpus.fingerprint
         && rec.harness == harness_version()
-        && rec.isolation == iso.name()
+        && rec.isolation == env.isolation.name()
+        && rec.python.as_deref() == Some(env.python.version.as_str())
         && rec.outcomes.len() == corpus.cases.len();
     fresh.then_some(rec)
 }
@@ -300,29 +383,64 @@ fn worker_count(opts: &RecordOptions, jobs: usize) -> usize {
     wanted.clamp(1, jobs.clamp(1, MAX_WORKERS))
 }
 
+/// Files student code must never read, which the harness's self-test tries:
+/// the corpus and the grader's own binary.
+fn must_not_read(corpus: &Corpus) -> Vec<PathBuf> {
+    let mut paths = vec![corpus.root.join("course.toml")];
+    paths.extend(corpus.cases.first().map(|c| c.file.clone()));
+    paths.extend(std::env::current_exe().ok());
+    paths
+        .into_iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// What the workers share while recording.
+struct Shared<'a> {
+    setup: Setup,
+    corpus: &'a Corpus,
+    opts: &'a RecordOptions,
+    prefork: bool,
+    /// What the first worker's self-test found held; stored in recordings.
+    sandbox: OnceLock<String>,
+    /// Set when the grader failed for good: workers take no more jobs.
+    abort: std::sync::atomic::AtomicBool,
+}
+
 fn run_jobs(
     corpus: &Corpus,
     jobs: &[Job],
     opts: &RecordOptions,
     tuning: &Tuning,
-    isolation: Isolation,
-) -> Vec<Result<Recording, RecordError>> {
+    env: &Environment,
+) -> Result<Vec<Result<Recording, RecordError>>, RecordError> {
     let wall = tuning
         .wall_limit
         .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
-    let setup = Setup {
-        isolation,
-        limits: Limits {
-            case_timeout: opts.case_timeout,
-            wall,
-            memory_bytes: tuning.memory_bytes,
-            file_bytes: 16 << 20,
-            open_files: 64,
-            processes: 32,
+    let shared = Shared {
+        setup: Setup {
+            isolation: env.isolation,
+            python: env.python.clone(),
+            must_not_read: must_not_read(corpus),
+            limits: Limits {
+                case_timeout: opts.case_timeout,
+                wall,
+                memory_bytes: tuning.memory_bytes,
+                file_bytes: 16 << 20,
+                open_files: 64,
+                processes: 32,
+            },
+            cases_json: cases_json(corpus),
+            case_count: corpus.cases.len(),
         },
-        cases_json: cases_json(corpus),
-        case_count: corpus.cases.len(),
+        corpus,
+        opts,
+        prefork: tuning.prefork,
+        sandbox: OnceLock::new(),
+        abort: Default::default(),
     };
+    preflight(&shared)?;
     let progress = progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Result<Recording, RecordError>>>> =
@@ -332,21 +450,33 @@ fn run_jobs(
             scope.spawn(|| {
                 let lease = sandbox::lease_uid();
                 let mut worker: Option<Worker> = None;
-                loop {
+                while !shared.abort.load(Ordering::SeqCst) {
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(k) else { break };
                     let result = match &lease {
                         Err(e) => Err(RecordError::Sandbox(e.to_string())),
-                        Ok(lease) => record_one(
-                            &setup,
-                            lease.as_ref(),
-                            &mut worker,
-                            tuning.prefork,
-                            job,
-                            corpus,
-                            opts,
-                            isolation,
-                        ),
+                        Ok(lease) => {
+                            // A failure on the grader's side is retried once,
+                            // on a fresh worker.
+                            let first = record_one(&shared, lease.as_ref(), &mut worker, job);
+                            match first {
+                                Err(e) if e.is_grader_fault() => {
+                                    worker = None;
+                                    record_one(&shared, lease.as_ref(), &mut worker, job)
+                                }
+                                other => other,
+                            }
+                        }
+                    };
+                    let result = match result {
+                        Err(e) if e.is_grader_fault() => {
+                            shared.abort.store(true, Ordering::SeqCst);
+                            Err(RecordError::Aborted {
+                                submission: job.id.clone(),
+                                error: Box::new(e),
+                            })
+                        }
+                        other => other,
                     };
                     if let Some(p) = &progress {
                         p.inc(1);
@@ -361,44 +491,62 @@ fn run_jobs(
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    slots
+    let mut results: Vec<Result<Recording, RecordError>> = slots
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(RecordError::Harness("not recorded".into()))))
-        .collect()
+        .collect();
+    // The first submission (in input order) the grader failed on stops the run.
+    if let Some(pos) = results
+        .iter()
+        .position(|r| matches!(r, Err(RecordError::Aborted { .. })))
+    {
+        results.swap_remove(pos)?;
+    }
+    Ok(results)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Starts one worker before any submission runs: a harness that does not
+/// start, or a sandbox whose self-test fails, stops the run here with the
+/// reason, not as the first submission's failure.
+fn preflight(shared: &Shared) -> Result<(), RecordError> {
+    let lease = sandbox::lease_uid()?;
+    let worker = Worker::start(&shared.setup, lease.as_ref())
+        .map_err(|e| RecordError::Setup(format!("the harness does not start here: {e}")))?;
+    let _ = shared.sandbox.set(worker.sandbox.clone());
+    Ok(())
+}
+
 fn record_one(
-    setup: &Setup,
+    shared: &Shared,
     lease: Option<&sandbox::UidLease>,
     worker: &mut Option<Worker>,
-    prefork: bool,
     job: &Job,
-    corpus: &Corpus,
-    opts: &RecordOptions,
-    isolation: Isolation,
 ) -> Result<Recording, RecordError> {
     if worker.as_mut().is_some_and(|w| !w.alive()) {
         *worker = None;
     }
     let w = match worker {
         Some(w) => w,
-        None => worker.insert(Worker::start(setup, lease)?),
+        None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
+    let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
     let reply = w.record(&job.source);
-    if reply.is_err() || !prefork {
+    if reply.is_err() || !shared.prefork {
         *worker = None;
     }
     let reply = reply?;
+    let corpus = shared.corpus;
     let rec = Recording {
         format: RECORDING_FORMAT.to_string(),
         submission: job.id.clone(),
         source_sha256: Some(job.sha256.clone()),
         corpus_fingerprint: corpus.fingerprint.clone(),
         harness: harness_version().to_string(),
-        isolation: isolation.name().to_string(),
+        isolation: shared.setup.isolation.name().to_string(),
+        python: Some(shared.setup.python.version.clone()),
+        sandbox: Some(sandbox),
         outcomes: corpus
             .cases
             .iter()
@@ -407,7 +555,8 @@ fn record_one(
             .collect(),
         output: reply.output,
     };
-    write_recording(&recording_path(&opts.work_dir, &job.id), &rec)?;
+    write_recording(&recording_path(&shared.opts.work_dir, &job.id), &rec)
+        .map_err(|e| RecordError::Store(e.to_string()))?;
     Ok(rec)
 }
 

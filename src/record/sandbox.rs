@@ -8,14 +8,18 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::Mutex;
+use std::time::Duration;
 
-/// The interpreter student code runs on: the system Python, readable by an
-/// unprivileged uid (a pyenv Python under /root is not).
-pub const PYTHON: &str = "/usr/bin/python3";
+/// The interpreter asked for when neither `--python` nor `AUTOGRADER_PYTHON`
+/// names one (then `python3` on PATH).
+pub const DEFAULT_PYTHON: &str = "/usr/bin/python3";
+/// The oldest CPython the harness runs on (Ubuntu 20.04's).
+pub const MIN_PYTHON: (u32, u32) = (3, 8);
 /// Arguments that make runs deterministic and independent of user site dirs
-/// (`-I` would ignore PYTHONHASHSEED).
-pub const PYTHON_FLAGS: &[&str] = &["-s", "-P", "-S"];
+/// (`-I` would ignore PYTHONHASHSEED; `-P` exists only from 3.11, so the
+/// harness drops the start folder from `sys.path` itself).
+pub const PYTHON_FLAGS: &[&str] = &["-s", "-S"];
 /// First uid handed to workers when running as root.
 pub const FIRST_UID: u32 = 62000;
 /// How many uids may be handed out at once (over all concurrent runs).
@@ -23,12 +27,165 @@ pub const UID_RANGE: u32 = 2000;
 /// Size of the sandbox's /tmp (bwrap), where scratch folders live.
 pub const TMPFS_BYTES: u64 = 256 * 1024 * 1024;
 
-/// The isolation student code actually ran under; recorded in every recording.
+/// The CPython that runs the harness, as probed before anything is recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Python {
+    /// The interpreter as asked for (for messages).
+    pub requested: PathBuf,
+    /// The file executed: the real interpreter behind a symlink, a venv or a
+    /// version manager's shim.
+    pub executable: PathBuf,
+    /// `major.minor.micro`.
+    pub version: String,
+    /// Folders the interpreter reads from (its prefixes and its executable's
+    /// folder): bound into bwrap, readable under landlock.
+    pub roots: Vec<PathBuf>,
+}
+
+impl Python {
+    /// The interpreter `--python` (or `AUTOGRADER_PYTHON`) names, else
+    /// `/usr/bin/python3`, else `python3` on PATH; refused unless it is
+    /// CPython 3.8 or newer. Errors say what was tried and what to do.
+    pub fn find(requested: Option<&Path>) -> Result<Python, String> {
+        let path = match requested {
+            Some(p) if p.as_os_str().is_empty() => return Err("--python is empty".into()),
+            Some(p) if p.components().count() == 1 && !p.is_absolute() => on_path(p)
+                .ok_or_else(|| format!("--python {}: no such program on PATH", p.display()))?,
+            Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
+            None if Path::new(DEFAULT_PYTHON).exists() => PathBuf::from(DEFAULT_PYTHON),
+            None => on_path(Path::new("python3")).ok_or_else(|| {
+                format!(
+                    "no Python found: {DEFAULT_PYTHON} does not exist and there is no python3 on \
+                     PATH; install CPython {}.{} or newer, or pass --python PATH",
+                    MIN_PYTHON.0, MIN_PYTHON.1
+                )
+            })?,
+        };
+        Python::probe(&path)
+    }
+
+    fn probe(path: &Path) -> Result<Python, String> {
+        const PROBE: &str = "import json, os, platform, sys\n\
+            r = lambda p: os.path.realpath(p) if p else ''\n\
+            print(json.dumps({'impl': platform.python_implementation(),\n\
+              'version': list(sys.version_info[:3]), 'executable': r(sys.executable),\n\
+              'roots': [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]\n\
+                       + [os.path.dirname(r(sys.executable))]}))\n";
+        let fix = format!(
+            "pass --python PATH (or set AUTOGRADER_PYTHON) to a CPython {}.{} or newer",
+            MIN_PYTHON.0, MIN_PYTHON.1
+        );
+        let mut cmd = Command::new(path);
+        cmd.args(["-E", "-s", "-S", "-c", PROBE])
+            .env_clear()
+            .stdin(std::process::Stdio::null());
+        let out = output_within(cmd, Duration::from_secs(30))
+            .map_err(|e| format!("cannot run {}: {e}; {fix}", path.display()))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            #[serde(rename = "impl")]
+            implementation: String,
+            version: Vec<u32>,
+            executable: String,
+            roots: Vec<String>,
+        }
+        let probe: Probe = match (out.status.success(), serde_json::from_str(text.trim())) {
+            (true, Ok(p)) => p,
+            _ => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err.trim().lines().last().unwrap_or("it printed nothing");
+                return Err(format!(
+                    "{} does not work as a Python interpreter ({}: {last}); {fix}",
+                    path.display(),
+                    out.status
+                ));
+            }
+        };
+        let version = probe
+            .version
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".");
+        let too_old = (probe.version.first(), probe.version.get(1))
+            < (Some(&MIN_PYTHON.0), Some(&MIN_PYTHON.1));
+        if probe.implementation != "CPython" || too_old {
+            return Err(format!(
+                "{} is {} {version}; the harness needs CPython {}.{} or newer; {fix}",
+                path.display(),
+                probe.implementation,
+                MIN_PYTHON.0,
+                MIN_PYTHON.1
+            ));
+        }
+        let executable = if probe.executable.is_empty() {
+            path.to_path_buf()
+        } else {
+            PathBuf::from(probe.executable)
+        };
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for root in probe.roots.into_iter().filter(|r| !r.is_empty()) {
+            let root = PathBuf::from(root);
+            if root != Path::new("/") && !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        Ok(Python {
+            requested: path.to_path_buf(),
+            executable,
+            version,
+            roots,
+        })
+    }
+
+    /// `CPython 3.10.13`, as reports show it.
+    pub fn label(&self) -> String {
+        format!("CPython {}", self.version)
+    }
+}
+
+/// The first `name` on PATH that is a file.
+fn on_path(name: &Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Runs `cmd` to completion, killing it after `limit`.
+fn output_within(mut cmd: Command, limit: Duration) -> std::io::Result<std::process::Output> {
+    use std::process::Stdio;
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out,
+        Err(_) => {
+            // SAFETY: kill on a pid we spawned and have not reaped.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("it did not answer within {} s", limit.as_secs()),
+            ))
+        }
+    }
+}
+
+/// The tier student code actually ran under; recorded in every recording.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isolation {
     /// bubblewrap namespaces (no network, no view of the host's files or
     /// processes) on top of everything `Rlimits` does.
     Bwrap,
+    /// A Landlock domain and a seccomp filter per submission (files beyond
+    /// the interpreter and the submission's folder, TCP, signals out of the
+    /// domain and non-UNIX sockets refused) on top of everything `Rlimits`
+    /// does; needs no privilege, so it works in containers.
+    Landlock,
     /// rlimits, scratch folder, cleared environment, own uid (when root),
     /// whole-tree kill; the host's world-readable files stay readable.
     Rlimits,
@@ -39,34 +196,33 @@ impl Isolation {
     pub fn name(self) -> &'static str {
         match self {
             Isolation::Bwrap => "bwrap",
+            Isolation::Landlock => "landlock",
             Isolation::Rlimits => "rlimits",
         }
     }
 }
 
 /// What the caller asks for (`--isolation`, `AUTOGRADER_ISOLATION`).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum IsolationChoice {
-    /// bubblewrap when it is installed and passes a self-test, else rlimits.
+    /// bwrap when it starts here, else landlock when the kernel has it, else
+    /// stop: the weaker rlimits tier runs only when asked for by name.
     #[default]
     Auto,
-    /// bubblewrap or fail.
+    /// bubblewrap or stop.
     Bwrap,
-    /// Force the fallback (tests use this to cover both paths).
+    /// Landlock + seccomp or stop.
+    Landlock,
+    /// rlimits only: host files readable, network reachable.
     Rlimits,
 }
 
 impl std::str::FromStr for IsolationChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" | "" => Ok(IsolationChoice::Auto),
-            "bwrap" => Ok(IsolationChoice::Bwrap),
-            "rlimits" => Ok(IsolationChoice::Rlimits),
-            other => Err(format!(
-                "unknown isolation {other:?} (expected auto, bwrap or rlimits)"
-            )),
-        }
+        <Self as clap::ValueEnum>::from_str(s, false).map_err(|_| {
+            format!("unknown isolation {s:?} (expected auto, bwrap, landlock or rlimits)")
+        })
     }
 }
 
@@ -79,19 +235,66 @@ impl IsolationChoice {
         }
     }
 
-    /// The isolation to use on this machine.
-    pub fn resolve(&self) -> Result<Isolation, RecordError> {
+    /// The tier to use on this machine with `python`, and what the run must
+    /// say about the choice (a fallback, a weaker tier asked for).
+    pub fn resolve(self, python: &Python) -> Result<(Isolation, Vec<String>), String> {
+        let weak = "the rlimits tier was asked for: student code can read the host's \
+                    world-readable files (the corpus among them) and reach the network";
         match self {
-            IsolationChoice::Rlimits => Ok(Isolation::Rlimits),
-            IsolationChoice::Auto => Ok(if bwrap_self_test().is_ok() {
-                Isolation::Bwrap
-            } else {
-                Isolation::Rlimits
-            }),
-            IsolationChoice::Bwrap => bwrap_self_test()
-                .map(|_| Isolation::Bwrap)
-                .map_err(|e| RecordError::Sandbox(format!("bubblewrap is not usable: {e}"))),
+            IsolationChoice::Rlimits => Ok((Isolation::Rlimits, vec![weak.to_string()])),
+            IsolationChoice::Bwrap => bwrap_self_test(python)
+                .map(|()| (Isolation::Bwrap, Vec::new()))
+                .map_err(|e| format!("bubblewrap is not usable here: {e}")),
+            IsolationChoice::Landlock => landlock_abi()
+                .map(|_| (Isolation::Landlock, Vec::new()))
+                .map_err(|e| format!("Landlock is not usable here: {e}")),
+            IsolationChoice::Auto => match bwrap_self_test(python) {
+                Ok(()) => Ok((Isolation::Bwrap, Vec::new())),
+                Err(bwrap) => match landlock_abi() {
+                    Ok(_) => Ok((
+                        Isolation::Landlock,
+                        vec![format!(
+                            "bubblewrap is not usable here ({bwrap}); using landlock"
+                        )],
+                    )),
+                    Err(landlock) => Err(format!(
+                        "no sandbox tier works here: bubblewrap: {bwrap}; landlock: {landlock}. \
+                         Allow user namespaces for bubblewrap, run on Linux 5.13 or newer with \
+                         Landlock enabled, or pass --isolation rlimits to accept the weaker tier"
+                    )),
+                },
+            },
         }
+    }
+}
+
+/// The kernel's Landlock ABI version, or why there is none.
+pub fn landlock_abi() -> Result<u32, String> {
+    const CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute, size 0 and the VERSION flag the call
+    // only returns the ABI version; it reads and writes no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            CREATE_RULESET_VERSION,
+        )
+    };
+    if v >= 1 {
+        Ok(v as u32)
+    } else {
+        let e = std::io::Error::last_os_error();
+        Err(match e.raw_os_error() {
+            Some(libc::ENOSYS) => "the kernel has no Landlock (Linux 5.13 or newer needed)".into(),
+            Some(libc::EOPNOTSUPP) => {
+                "Landlock is disabled in this kernel (boot option lsm=)".into()
+            }
+            Some(libc::EPERM) => {
+                "the Landlock calls are refused (a container's seccomp profile?)".into()
+            }
+            _ => format!("landlock_create_ruleset: {e}"),
+        })
     }
 }
 
@@ -101,48 +304,60 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// bubblewrap: the first `bwrap` on PATH, else the usual places.
 fn find_bwrap() -> Option<PathBuf> {
-    ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
+    on_path(Path::new("bwrap")).or_else(|| {
+        ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
+    })
 }
 
-/// Runs a tiny Python inside the exact bwrap sandbox workers use, once per
-/// process, and checks it sees no network and no /work.
-pub fn bwrap_self_test() -> Result<(), String> {
-    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
-    RESULT
-        .get_or_init(|| {
-            let bwrap = find_bwrap().ok_or("bwrap is not installed")?;
-            let probe = "import os, socket\n\
-                         s = socket.socket()\n\
-                         s.settimeout(0.5)\n\
-                         try:\n    s.connect(('10.255.255.1', 9))\n    raise SystemExit(3)\n\
-                         except OSError:\n    pass\n\
-                         assert not os.path.exists('/root') or not os.listdir('/root')\n";
-            let mut cmd = bwrap_command(&bwrap);
-            cmd.arg("-c").arg(probe);
-            cmd.stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped());
-            let out = cmd.output().map_err(|e| format!("cannot run bwrap: {e}"))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                let err = String::from_utf8_lossy(&out.stderr);
-                Err(format!(
-                    "the bwrap self-test failed ({}): {}",
-                    out.status,
-                    err.trim()
-                ))
-            }
-        })
-        .clone()
+/// Runs a tiny Python inside the exact bwrap sandbox workers use (once per
+/// interpreter and process) and checks it sees no network and not the
+/// host's /etc.
+pub fn bwrap_self_test(python: &Python) -> Result<(), String> {
+    static RESULTS: Mutex<Vec<(PathBuf, Result<(), String>)>> = Mutex::new(Vec::new());
+    let mut results = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = results.iter().find(|(p, _)| *p == python.executable) {
+        return r.clone();
+    }
+    let result = run_bwrap_self_test(python);
+    results.push((python.executable.clone(), result.clone()));
+    result
 }
 
-/// `bwrap ... /usr/bin/python3 -s -P -S`, ready for `-c <program>`.
-fn bwrap_command(bwrap: &Path) -> Command {
+fn run_bwrap_self_test(python: &Python) -> Result<(), String> {
+    let bwrap = find_bwrap().ok_or("bwrap is not installed")?;
+    let probe = "import os, socket\n\
+                 s = socket.socket()\n\
+                 s.settimeout(0.5)\n\
+                 try:\n    s.connect(('10.255.255.1', 9))\n    raise SystemExit(3)\n\
+                 except OSError:\n    pass\n\
+                 assert not os.path.exists('/etc/passwd')\n";
+    let mut cmd = bwrap_command(&bwrap, python);
+    cmd.arg("-c").arg(probe);
+    cmd.stdin(std::process::Stdio::null());
+    let out = output_within(cmd, Duration::from_secs(30))
+        .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let detail = match err.trim() {
+        "" => "it printed nothing".to_string(),
+        text => text.lines().last().unwrap_or(text).to_string(),
+    };
+    Err(format!(
+        "{} failed its self-test ({}): {detail}",
+        bwrap.display(),
+        out.status
+    ))
+}
+
+/// `bwrap ... <python> -s -S`, ready for `-c <program>`.
+fn bwrap_command(bwrap: &Path, python: &Python) -> Command {
     let mut cmd = Command::new(bwrap);
     cmd.env_clear();
     cmd.args([
@@ -183,6 +398,25 @@ fn bwrap_command(bwrap: &Path) -> Command {
             Err(_) => {}
         }
     }
+    // An interpreter outside /usr (pyenv, /opt): only its own folders. bwrap
+    // makes the folders above them itself, so a 0700 /root on the host does
+    // not stop the worker uid.
+    let mut made: Vec<&Path> = Vec::new();
+    for root in &python.roots {
+        if root.starts_with("/usr") || !root.is_dir() {
+            continue;
+        }
+        // bwrap would make the folders above it 0700 (root's).
+        let mut above: Vec<&Path> = root.ancestors().skip(1).collect();
+        above.reverse();
+        for dir in above.into_iter().filter(|d| d.parent().is_some()) {
+            if !made.contains(&dir) {
+                made.push(dir);
+                cmd.args(["--perms", "0755", "--dir"]).arg(dir);
+            }
+        }
+        cmd.arg("--ro-bind").arg(root).arg(root);
+    }
     cmd.args([
         "--proc",
         "/proc",
@@ -196,30 +430,35 @@ fn bwrap_command(bwrap: &Path) -> Command {
         "--size",
     ])
     .arg(TMPFS_BYTES.to_string())
-    .args(["--tmpfs", "/tmp", "--chdir", "/tmp", PYTHON]);
+    .args(["--tmpfs", "/tmp", "--chdir", "/tmp"])
+    .arg(&python.executable);
     cmd.args(PYTHON_FLAGS);
     cmd
 }
 
 /// The command that starts a worker's harness, and where its scratch lives
 /// as the harness sees it.
-pub fn harness_command(isolation: Isolation, scratch: &Path) -> (Command, PathBuf) {
+pub fn harness_command(
+    isolation: Isolation,
+    scratch: &Path,
+    python: &Python,
+) -> Result<(Command, PathBuf), RecordError> {
     match isolation {
         Isolation::Bwrap => {
-            // find_bwrap succeeded in the self-test that chose Bwrap.
-            let bwrap = find_bwrap().unwrap_or_else(|| PathBuf::from("bwrap"));
-            let mut cmd = bwrap_command(&bwrap);
+            let bwrap = find_bwrap()
+                .ok_or_else(|| RecordError::Sandbox("bwrap is no longer installed".into()))?;
+            let mut cmd = bwrap_command(&bwrap, python);
             die_with_parent(&mut cmd, false);
-            (cmd, PathBuf::from("/tmp"))
+            Ok((cmd, PathBuf::from("/tmp")))
         }
-        Isolation::Rlimits => {
-            let mut cmd = Command::new(PYTHON);
+        Isolation::Landlock | Isolation::Rlimits => {
+            let mut cmd = Command::new(&python.executable);
             cmd.args(PYTHON_FLAGS)
                 .env_clear()
                 .env("PYTHONHASHSEED", "0")
                 .current_dir(scratch);
             die_with_parent(&mut cmd, is_root());
-            (cmd, scratch.to_path_buf())
+            Ok((cmd, scratch.to_path_buf()))
         }
     }
 }

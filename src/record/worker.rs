@@ -3,10 +3,11 @@
 //! stdin/stdout.
 
 use super::format::CaseOutcome;
-use super::sandbox::{self, Isolation, Scratch, UidLease};
+use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::store::validate_outcome;
 use super::RecordError;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -16,6 +17,8 @@ use std::time::Duration;
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
 /// The Python half of the tagged-JSON codec, sent to the harness at start.
 pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
+/// The landlock tier's Landlock domain and seccomp filter, sent likewise.
+pub const CONFINE_PY: &str = include_str!("harness/confine.py");
 
 /// Limits every child runs under.
 #[derive(Clone, Debug)]
@@ -32,6 +35,10 @@ pub struct Limits {
 /// inputs (tagged JSON, never expected outcomes), shared by all workers.
 pub struct Setup {
     pub isolation: Isolation,
+    pub python: Python,
+    /// Files student code must not be able to read (the corpus, the grader):
+    /// the harness's self-test checks them under bwrap and landlock.
+    pub must_not_read: Vec<PathBuf>,
     pub limits: Limits,
     /// `[{"f": function, "a": [args], "k": [[name, value]]}, ...]` as JSON text.
     pub cases_json: String,
@@ -52,11 +59,113 @@ pub struct Worker {
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     case_count: usize,
     reply_limit: Duration,
+    /// What the sandbox's self-test found held, as reports say it.
+    pub sandbox: String,
     // Dropped after the process is killed.
     _scratch: Option<Scratch>,
 }
 
 const STDERR_TAIL: usize = 4096;
+
+/// The harness's first line: its interpreter and what its sandbox self-test
+/// found (a child set up exactly as a submission's, minus the student code).
+#[derive(serde::Deserialize)]
+struct Ready {
+    ready: bool,
+    python: String,
+    self_test: SelfTest,
+}
+
+#[derive(serde::Deserialize)]
+struct SelfTest {
+    ok: bool,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    host_files_hidden: bool,
+    #[serde(default)]
+    root_hidden: bool,
+    #[serde(default)]
+    inet_refused: bool,
+    #[serde(default)]
+    zygote_unreachable: bool,
+    #[serde(default)]
+    landlock: Option<LandlockHeld>,
+}
+
+#[derive(serde::Deserialize)]
+struct LandlockHeld {
+    landlock_abi: u32,
+    rules: Vec<String>,
+}
+
+impl Ready {
+    /// Refuses a harness whose sandbox does not hold what its tier promises;
+    /// otherwise says what held, for the reports.
+    fn check(self, setup: &Setup, uid: Option<u32>) -> Result<String, RecordError> {
+        let python = &setup.python;
+        if !self.ready || self.python != python.version {
+            return Err(RecordError::Harness(format!(
+                "{} answered as CPython {}, not the {} it was probed as",
+                python.executable.display(),
+                self.python,
+                python.version
+            )));
+        }
+        let t = self.self_test;
+        let refuse = |why: String| Err(RecordError::Sandbox(why));
+        if !t.ok {
+            let error = t.error.unwrap_or_default();
+            let hint = match uid {
+                Some(uid) => format!(
+                    " (the worker uid {uid} must be able to read {} and its library: install \
+                     Python where every user can read it, e.g. under /usr or /opt)",
+                    python.executable.display()
+                ),
+                None => String::new(),
+            };
+            return refuse(format!("the sandbox self-test failed: {error}{hint}"));
+        }
+        let own_uid = if uid.is_some() { ", own uid" } else { "" };
+        match setup.isolation {
+            Isolation::Bwrap => {
+                // (bwrap's own root is listable: it holds only /usr, /tmp, ...)
+                if !t.host_files_hidden {
+                    return refuse("bwrap let the self-test read the host's files".into());
+                }
+                Ok(format!(
+                    "bwrap: namespaces (network, PID, IPC, mount), only /usr and the \
+                     interpreter visible{own_uid}"
+                ))
+            }
+            Isolation::Landlock => {
+                let Some(held) = t.landlock else {
+                    return refuse("the landlock tier did not confine the self-test".into());
+                };
+                if !(t.host_files_hidden && t.root_hidden && t.inet_refused) {
+                    return refuse(format!(
+                        "Landlock ABI {} did not hide the host's files or refuse the network \
+                         in the self-test",
+                        held.landlock_abi
+                    ));
+                }
+                let signals = if t.zygote_unreachable {
+                    ""
+                } else {
+                    "; signals NOT scoped (Landlock ABI below 6 and no uid of its own)"
+                };
+                Ok(format!(
+                    "landlock: ABI {} ({}){own_uid}{signals}",
+                    held.landlock_abi,
+                    held.rules.join(", ")
+                ))
+            }
+            Isolation::Rlimits => Ok(format!(
+                "rlimits only{own_uid}: host files readable, network reachable"
+            )),
+        }
+    }
+}
 
 impl Worker {
     /// Starts the harness and waits until it has imported everything and
@@ -65,21 +174,25 @@ impl Worker {
         let uid = lease.map(|l| l.uid);
         let scratch = match setup.isolation {
             Isolation::Bwrap => None,
-            Isolation::Rlimits => Some(Scratch::create(uid)?),
+            Isolation::Landlock | Isolation::Rlimits => Some(Scratch::create(uid)?),
         };
         let host_scratch = scratch
             .as_ref()
             .map(|s| s.path.clone())
             .unwrap_or_else(std::env::temp_dir);
-        let (mut cmd, inner_scratch) = sandbox::harness_command(setup.isolation, &host_scratch);
+        let (mut cmd, inner_scratch) =
+            sandbox::harness_command(setup.isolation, &host_scratch, &setup.python)?;
         cmd.arg("-c")
             .arg(HARNESS_PY)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| RecordError::Sandbox(format!("cannot start the harness: {e}")))?;
+        let mut child = cmd.spawn().map_err(|e| {
+            RecordError::Sandbox(format!(
+                "cannot start the harness with {}: {e}",
+                setup.python.executable.display()
+            ))
+        })?;
         let harness_err = |why: &str| RecordError::Harness(why.to_string());
         let stdin = child.stdin.take().ok_or_else(|| harness_err("no stdin"))?;
         let stdout = child
@@ -128,7 +241,14 @@ impl Worker {
                 "core": 0,
             },
             "tagged": TAGGED_PY,
+            "tier": setup.isolation.name(),
+            "read_roots": setup.python.roots,
+            "must_not_read": setup.must_not_read,
         });
+        let mut head = head;
+        if setup.isolation == Isolation::Landlock {
+            head["confine"] = serde_json::Value::from(CONFINE_PY);
+        }
         let head = head.to_string();
         let init = format!(
             "{},\"cases\":{}}}\n",
@@ -142,13 +262,16 @@ impl Worker {
             stderr_tail,
             case_count: setup.case_count,
             reply_limit: limits.wall + Duration::from_secs(30),
+            sandbox: String::new(),
             _scratch: scratch,
         };
         worker.send(init.as_bytes())?;
         let ready = worker.receive(Duration::from_secs(60))?;
-        if ready.trim() != "{\"ready\":true}" {
-            return Err(worker.failure("the harness did not start"));
-        }
+        let ready: Ready = match serde_json::from_str(ready.trim()) {
+            Ok(r) => r,
+            Err(_) => return Err(worker.failure("the harness did not start")),
+        };
+        worker.sandbox = ready.check(setup, uid)?;
         Ok(worker)
     }
 

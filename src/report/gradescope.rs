@@ -14,6 +14,11 @@ use crate::corpus::Visibility;
 use crate::grade::{Audience, GradeRun, Status};
 use serde_json::{json, Value};
 
+/// The name of the instructors-only test (Gradescope shows `hidden` tests to
+/// instructors alone) saying which sandbox tier and interpreter recorded the
+/// submission; `extra_data` carries the same.
+pub const ENVIRONMENT_TEST: &str = "Grading environment (instructors only)";
+
 /// The Gradescope visibility given to the corpus's hidden cases.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HiddenVisibility {
@@ -46,6 +51,7 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
     if run.submissions.len() != 1 {
         return Err(GradescopeError::NotOne(run.submissions.len()));
     }
+    let env = super::Environment::of(run);
     let run = run.view(Audience::Student);
     let s = &run.submissions[0];
     let mut tests = Vec::new();
@@ -82,6 +88,19 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
             }
         }
     }
+    if let Some(env) = &env {
+        // Hidden tests are shown to instructors only.
+        tests.push(json!({
+            "name": ENVIRONMENT_TEST,
+            "number": "0",
+            "score": 0.0,
+            "max_score": 0.0,
+            "status": "passed",
+            "output": env.line(),
+            "tags": [],
+            "visibility": "hidden",
+        }));
+    }
     let output = match &s.error {
         Some(e) => format!("Your submission could not be graded: {e}"),
         None => format!(
@@ -99,6 +118,11 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
+        "extra_data": {
+            "sandbox": env.as_ref().map(|e| e.line()),
+            "isolation": env.as_ref().map(|e| e.isolation.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()),
+            "python": env.as_ref().map(|e| e.python.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()),
+        },
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');

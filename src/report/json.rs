@@ -38,6 +38,12 @@ pub fn to_value(run: &GradeRun) -> Value {
                 })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         },
+        "environment": super::Environment::of(run).map(|e| json!({
+            "isolation": e.isolation,
+            "python": e.python,
+            "sandbox": e.sandbox,
+            "summary": e.line(),
+        })),
         "submissions": run.submissions.iter().map(submission).collect::<Vec<_>>(),
     })
 }
@@ -53,6 +59,8 @@ fn submission(s: &SubmissionGrade) -> Value {
         "recording": s.recording.as_ref().map(|r| json!({
             "harness": r.harness,
             "isolation": r.isolation,
+            "python": r.python,
+            "sandbox": r.sandbox,
             "source_sha256": r.source_sha256,
             "stale": r.stale,
         })),

@@ -23,6 +23,9 @@ pub fn render(run: &GradeRun) -> String {
         if run.submissions.len() == 1 { "" } else { "s" },
         graded
     );
+    if let Some(env) = super::Environment::of(run) {
+        let _ = writeln!(out, "{}\n", cell(&env.line()));
+    }
     let _ = write!(out, "| submission |");
     for cp in &run.corpus.checkpoints {
         let _ = write!(out, " {} |", cell(&cp.id));

@@ -21,6 +21,79 @@ use std::path::Path;
 /// How many failures per checkpoint the terminal and Markdown summaries show.
 pub const FIRST_FAILURES: usize = 3;
 
+/// Where a run's recordings were made: the sandbox tiers and interpreters,
+/// each with how many submissions used it (more than one when cached or
+/// shipped recordings mix), for every report to show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Environment {
+    /// `(tier, submissions)`, by tier name.
+    pub isolation: Vec<(String, usize)>,
+    /// `(version, submissions)`, by version; recordings without one are left out.
+    pub python: Vec<(String, usize)>,
+    /// What the sandbox's self-test found held, when every recording says the same.
+    pub sandbox: Option<String>,
+}
+
+impl Environment {
+    /// `None` when no submission has a recording.
+    pub fn of(run: &GradeRun) -> Option<Environment> {
+        use std::collections::BTreeMap;
+        let mut isolation: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut python: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut sandbox: BTreeMap<Option<&str>, usize> = BTreeMap::new();
+        for r in run.submissions.iter().filter_map(|s| s.recording.as_ref()) {
+            *isolation.entry(&r.isolation).or_default() += 1;
+            *sandbox.entry(r.sandbox.as_deref()).or_default() += 1;
+            if let Some(v) = &r.python {
+                *python.entry(v).or_default() += 1;
+            }
+        }
+        if isolation.is_empty() {
+            return None;
+        }
+        let owned =
+            |m: BTreeMap<&str, usize>| m.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
+        let sandbox = match sandbox.keys().collect::<Vec<_>>().as_slice() {
+            [Some(one)] => Some(one.to_string()),
+            _ => None,
+        };
+        Some(Environment {
+            isolation: owned(isolation),
+            python: owned(python),
+            sandbox,
+        })
+    }
+
+    /// Whether the run mixes sandbox tiers.
+    pub fn mixed(&self) -> bool {
+        self.isolation.len() > 1
+    }
+
+    /// One line for every report, e.g. `sandbox: landlock: ABI 7 (files, tcp,
+    /// ...) · CPython 3.10.13`, or `sandbox: MIXED — bwrap (20 submissions),
+    /// rlimits (3) · ...` when cached recordings mix tiers.
+    pub fn line(&self) -> String {
+        let counted = |items: &[(String, usize)]| {
+            items
+                .iter()
+                .map(|(k, n)| format!("{k} ({n} submission{})", if *n == 1 { "" } else { "s" }))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let tier = match (self.isolation.as_slice(), &self.sandbox) {
+            (_, Some(detail)) if !self.mixed() => detail.clone(),
+            ([(one, _)], None) => one.clone(),
+            (many, _) => format!("MIXED tiers: {}", counted(many)),
+        };
+        let python = match self.python.as_slice() {
+            [] => String::new(),
+            [(one, _)] => format!(" · CPython {one}"),
+            many => format!(" · CPython {}", counted(many)),
+        };
+        format!("sandbox: {tier}{python}")
+    }
+}
+
 /// Writes `contents` to `path` atomically: readers see the old file or the
 /// new one, never half of it.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {

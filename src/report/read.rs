@@ -97,6 +97,10 @@ enum StatusWire {
 struct RecordingWire {
     harness: String,
     isolation: String,
+    #[serde(default)]
+    python: Option<String>,
+    #[serde(default)]
+    sandbox: Option<String>,
     source_sha256: Option<String>,
     stale: bool,
 }
@@ -211,6 +215,8 @@ fn submission(corpus: &CorpusInfo, s: SubmissionWire) -> Result<SubmissionGrade,
         recording: s.recording.map(|r| RecordingInfo {
             harness: r.harness,
             isolation: r.isolation,
+            python: r.python,
+            sandbox: r.sandbox,
             source_sha256: r.source_sha256,
             stale: r.stale,
         }),

@@ -20,6 +20,13 @@ pub fn want_color() -> bool {
     std::io::stdout().is_terminal() && !std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
+/// The last line of the terminal summary: where the recordings were made.
+pub fn footer(run: &GradeRun) -> String {
+    super::Environment::of(run).map_or(String::new(), |env| {
+        format!("\n{}\n", printable(&env.line()))
+    })
+}
+
 /// The summary text. `color` adds ANSI colours; `failures` adds the
 /// per-checkpoint failure details after the table.
 pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {

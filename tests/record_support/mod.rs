@@ -5,8 +5,8 @@
 use autograder::corpus::{Case, Checkpoint, Corpus, Lesson, Visibility};
 use autograder::record::format::{CaseOutcome, Recording};
 use autograder::record::{
-    discover, record_all_with, IsolationChoice, RecordOptions, Submission, SubmissionRecording,
-    Tuning,
+    discover, record_all_with, IsolationChoice, Python, RecordOptions, Submission,
+    SubmissionRecording, Tuning,
 };
 use autograder::value::{PyDict, PyValue};
 use std::io::Write as _;
@@ -110,15 +110,58 @@ pub fn tuning(isolation: IsolationChoice) -> Tuning {
     }
 }
 
-/// Whether bubblewrap works here; prints why a test is skipped when not.
-pub fn bwrap_or_skip(test: &str) -> bool {
-    match autograder::record::sandbox::bwrap_self_test() {
+/// Every sandbox tier, strongest first: sandbox tests run under each.
+pub const TIERS: [IsolationChoice; 3] = [
+    IsolationChoice::Bwrap,
+    IsolationChoice::Landlock,
+    IsolationChoice::Rlimits,
+];
+
+/// `AUTOGRADER_REQUIRE_SANDBOX=1` (set by `.ci/run`): a sandbox test whose
+/// tier cannot run here fails instead of skipping.
+pub fn sandbox_required() -> bool {
+    std::env::var("AUTOGRADER_REQUIRE_SANDBOX").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether `tier` works on this machine. When it does not, the test is
+/// skipped with the reason printed, or fails under `AUTOGRADER_REQUIRE_SANDBOX`.
+pub fn tier_or_skip(tier: IsolationChoice, test: &str) -> bool {
+    let works = Python::find(None).and_then(|python| tier.resolve(&python).map(|_| ()));
+    match works {
         Ok(()) => true,
+        Err(e) if sandbox_required() => panic!(
+            "{test}: the {tier:?} tier cannot run here ({e}), and AUTOGRADER_REQUIRE_SANDBOX is set"
+        ),
         Err(e) => {
             // Shown even when the test passes (libtest captures eprintln!).
-            let _ = writeln!(std::io::stderr(), "skipping {test}: {e}");
+            let _ = writeln!(std::io::stderr(), "skipping {test} under {tier:?}: {e}");
             false
         }
+    }
+}
+
+/// A check that needs root (a uid of the worker's own): `false` with the
+/// reason printed when not root. Not a skip of something that could run:
+/// without root the guarantee does not exist (documented), and CI's root
+/// pass runs it.
+pub fn root_or_say(test: &str) -> bool {
+    let root = autograder::record::sandbox::is_root();
+    if !root {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{test}: not applicable without root (workers get no uid of their own); CI's root pass runs it"
+        );
+    }
+    root
+}
+
+/// The tier's name as recordings store it.
+pub fn tier_name(tier: IsolationChoice) -> &'static str {
+    match tier {
+        IsolationChoice::Bwrap => "bwrap",
+        IsolationChoice::Landlock => "landlock",
+        IsolationChoice::Rlimits => "rlimits",
+        IsolationChoice::Auto => "auto",
     }
 }
 
@@ -129,6 +172,7 @@ pub fn record(
     isolation: IsolationChoice,
 ) -> Vec<SubmissionRecording> {
     record_all_with(corpus, subs, opts, &tuning(isolation))
+        .unwrap_or_else(|e| panic!("the grader could not record under {isolation:?}: {e}"))
 }
 
 pub fn hostile_submissions() -> Vec<Submission> {

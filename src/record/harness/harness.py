@@ -1,7 +1,7 @@
 """autograder harness: runs students' main.py in a sandbox, one outcome per case.
 
 Embedded in the Rust binary (src/record/harness/harness.py) and run as
-`/usr/bin/python3 -s -P -S -c <this file>` with a cleared environment. Three
+`<python> -s -S -c <this file>` with a cleared environment. Three
 kinds of process, all stdlib only:
 
 * the zygote (long-lived): reads the init line from Rust, builds the tagged-JSON
@@ -18,23 +18,32 @@ kinds of process, all stdlib only:
 
 Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
   -> init  {"tagged": src, "cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
-            "limits": {...}, "timeout", "wall"}
-  <- {"ready": true}
+            "limits": {...}, "timeout", "wall", "tier", "read_roots",
+            "must_not_read", "confine": src (landlock tier)}
+  <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
   -> "job\n" then {"source_hex": ..., "name": ...}
   <- {"outcomes": [outcome objects, one per case], "output": str}
-Child -> supervisor, on fd 3: "I <cpu>" (imported), "E <json>" (import error),
+Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
+here on) or "X <json str>" (could not enter it: the grader's failure, the
+reply carries "error"), then "I <cpu>" (imported), "E <json>" (import error),
 "C <i> <cpu> <json>" (case outcome), "R" (stops after an out-of-memory or a
 too-large result), "D" (done); <cpu> is the child's CPU time so far, which
 per-case CPU limits are measured from.
 """
 
-import builtins
+import sys
+
+# The folder the harness starts in is never an import source (`-P` exists
+# only from CPython 3.11; the harness runs on 3.8 and later).
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]
+
+import builtins  # noqa: E402
 import gc
 import os
 import select
 import signal
 import stat
-import sys
 import time
 import types
 import resource
@@ -111,6 +120,7 @@ RESULT_FD = 3
 WALL_FACTOR = 3
 
 T = None  # the tagged-JSON module, built from the init line
+C = None  # the landlock tier's confine module, likewise
 INIT = None
 
 
@@ -377,6 +387,24 @@ def _drop_privileges():
         raise OSError("could not drop privileges")
 
 
+def _enter_sandbox(jobdir, name):
+    """Limits, the worker uid, the submission's folder and (landlock tier)
+    the child's own Landlock domain and seccomp filter; returns the folder
+    `name` made in jobdir for this child. Raises when any of it fails."""
+    _set_limits(INIT["limits"])
+    _drop_privileges()
+    os.umask(0o077)
+    os.makedirs(jobdir, mode=0o700, exist_ok=True)
+    here = os.path.join(jobdir, name)
+    os.mkdir(here, 0o700)
+    os.chdir(here)
+    if INIT["tier"] == "landlock":
+        C.confine(INIT["read_roots"], jobdir)
+        # tempfile would try /tmp and /var/tmp first, now unwritable.
+        os.environ["TMPDIR"] = here
+    return here
+
+
 def _child(job, start, res_w, out_w, jobdir, attempt):
     """Never returns: runs cases start.. and exits."""
     try:
@@ -391,17 +419,18 @@ def _child(job, start, res_w, out_w, jobdir, attempt):
         os.closerange(RESULT_FD + 1, 1 << 16)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _set_limits(INIT["limits"])
-        _drop_privileges()
-        os.umask(0o077)
-        os.makedirs(jobdir, mode=0o700, exist_ok=True)
-        here = os.path.join(jobdir, str(attempt))
-        os.mkdir(here, 0o700)
-        path = os.path.join(here, "main.py")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        _write_all(fd, bytes.fromhex(job["source_hex"]))
-        os.close(fd)
-        os.chdir(here)
+        try:
+            here = _enter_sandbox(jobdir, str(attempt))
+            path = os.path.join(here, "main.py")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            _write_all(fd, bytes.fromhex(job["source_hex"]))
+            os.close(fd)
+        except BaseException as e:
+            # The grader's failure, not the student's: no student code has run.
+            _report("X " + dumps(_text("%s: %s" % (type(e).__name__, e))))
+            _exit(0)
+        # From here on student code runs: the supervisor takes no "X" line.
+        _report("S")
         sys.path.insert(0, here)
         sys.dont_write_bytecode = True
         sys.argv = [path]
@@ -642,6 +671,7 @@ class _Run:
         self.timeout = float(INIT["timeout"])
         self.wall_end = _monotonic() + float(INIT["wall"])
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
+        self.failure = None  # the grader's own failure: no outcome is valid
 
     def take_output(self, data):
         self.output_total += len(data)
@@ -655,6 +685,10 @@ class _Run:
                 self.outcomes[i] = dumps(outcome)
 
     def make_jobdir(self):
+        _Run.make_jobdir_for(self.jobdir)
+
+    @staticmethod
+    def make_jobdir_for(jobdir):
         """The submission's folder, made by the supervisor for the worker uid
         where it can (root without bwrap: the scratch root is root's);
         otherwise the child makes it."""
@@ -662,13 +696,13 @@ class _Run:
         if uid is None:
             return
         try:
-            os.mkdir(self.jobdir, 0o700)
+            os.mkdir(jobdir, 0o700)
         except OSError:
             return
         try:
-            os.chown(self.jobdir, uid, INIT.get("gid", uid))
+            os.chown(jobdir, uid, INIT.get("gid", uid))
         except OSError:  # no CAP_CHOWN (bwrap): /tmp is the child's to use
-            os.rmdir(self.jobdir)
+            os.rmdir(jobdir)
 
     def run(self):
         self.make_jobdir()
@@ -700,7 +734,7 @@ class _Run:
             pidfd = os.pidfd_open(cpid)
         except (AttributeError, OSError):
             pidfd = None
-        st = {"pending": start, "imported": False, "finished": False, "bad": False, "all": False}
+        st = {"pending": start, "sandboxed": False, "imported": False, "finished": False, "bad": False, "all": False}
         st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
         st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
@@ -766,7 +800,7 @@ class _Run:
             self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
         else:
             status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
-        if st["all"]:
+        if st["all"] or self.failure is not None:
             return self.n
         if st["finished"] and not st["bad"]:
             return st["pending"]
@@ -805,6 +839,10 @@ class _Run:
             progress = True
             if verdict == "bad":
                 st["bad"] = True
+            elif verdict == "sandboxed":
+                st["sandboxed"] = True
+            elif verdict == "sandbox-failed":
+                st["all"] = True
             elif verdict == "imported":
                 st["imported"] = True
             elif verdict == "import-error":
@@ -824,7 +862,9 @@ class _Run:
                 _, status = os.waitpid(cpid, 0)
             except ChildProcessError:
                 status = None
-        _reap_orphans(2.0 if kill else 0.0)
+        if kill:
+            _kill_descendants()
+        _reap_orphans()
         # Whatever was still in the output pipe (bounded: a leftover process
         # may still be writing).
         for _ in range(64):
@@ -853,6 +893,18 @@ class _Run:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
+            return "bad"
+        if not st["sandboxed"]:
+            # Only harness code has run in the child so far.
+            if text == "S":
+                return "sandboxed"
+            if text.startswith("X "):
+                try:
+                    why = _loads(text[2:])
+                except ValueError:
+                    why = None
+                self.failure = "the child could not enter the sandbox: " + _text(why)
+                return "sandbox-failed"
             return "bad"
         if text.startswith("I ") and not imported:
             return "imported" if _cpu_mark(text[2:], st) else "bad"
@@ -886,6 +938,8 @@ class _Run:
         return "bad"
 
     def response(self):
+        if self.failure is not None:
+            return dumps({"outcomes": [], "output": "", "error": _text(self.failure)})
         outs = [o if o is not None else dumps({"kind": "crashed", "exit_code": None, "signal": None}) for o in self.outcomes]
         output = bytes(self.output).decode("utf-8", "replace")
         if self.output_total > len(self.output):
@@ -917,13 +971,63 @@ def _supervisor():
             run = _Run(job)
             run.run()
             _reap(None, run.jobdir)
-            _reap_orphans(2.0)
+            _kill_descendants()
+            _reap_orphans()
             answer = run.response()
         except BaseException as e:
             answer = dumps({"outcomes": [], "output": "", "error": _text("harness: %r" % (e,))})
         _write_all(1, answer.encode("utf-8") + b"\n")
     finally:
         _exit(0)
+
+
+def _children(pid):
+    """The pids whose parent is `pid`."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    kids = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return kids
+    for name in names:
+        if name.isdigit():
+            try:
+                with open("/proc/" + name + "/stat", "rb") as f:
+                    if int(f.read().rpartition(b")")[2].split()[1]) == pid:
+                        kids.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return kids
+
+
+def _kill_descendants(limit_seconds=5.0):
+    """Kills every process left below this supervisor, whatever session it
+    made: the supervisor is their subreaper, so an orphan of any depth comes
+    back to it when its parent dies, and the loop goes on until none is
+    left. Student code cannot stop it from outside its own uid (root) or
+    Landlock domain (signals scoped). Without either, a fast enough
+    forker could outrun it (documented)."""
+    me = _getpid()
+    end = _monotonic() + limit_seconds
+    while _monotonic() < end:
+        kids = _children(me)
+        if not kids:
+            return True
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return False
 
 
 def _reap_orphans(wait_seconds=0.0):
@@ -964,8 +1068,79 @@ def _become_subreaper():
         pass
 
 
+def _self_test():
+    """Runs a child exactly as a submission's would be set up (limits, uid,
+    folder, and the landlock tier's domain), without student code, and
+    reports what held: the interpreter's library readable, and under
+    landlock the host's files, TCP and the zygote out of reach. Rust refuses
+    to record when what must hold does not."""
+    r, w = os.pipe()
+    zygote = _getpid()
+    pid = os.fork()
+    if pid == 0:
+        out = {}
+        try:
+            os.close(r)
+            os.setsid()
+            jobdir = os.path.join(INIT["scratch"], "selftest%d" % zygote)
+            _Run.make_jobdir_for(jobdir)
+            here = _enter_sandbox(jobdir, "0")
+            if INIT["tier"] == "landlock":
+                out["landlock"] = C.LAST
+
+            def denied(what, fn):
+                try:
+                    fn()
+                except OSError:
+                    return True
+                except BaseException as e:
+                    out.setdefault("errors", []).append("%s: %r" % (what, e))
+                    return False
+                return False
+
+            stdlib = os.path.dirname(os.__file__)
+            if not (os.access(stdlib, os.R_OK | os.X_OK) and os.listdir(stdlib)):
+                raise OSError("cannot list the standard library at %s" % stdlib)
+            with open(os.path.join(here, "probe"), "w") as f:
+                f.write("ok")
+            out["host_files_hidden"] = all(
+                denied(p, (lambda p=p: open(p, "rb").close())) for p in INIT["must_not_read"]
+            )
+            out["root_hidden"] = denied("/", lambda: os.listdir("/"))
+
+            def connect():
+                import socket
+
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.close()
+
+            out["inet_refused"] = denied("socket", connect)
+            out["zygote_unreachable"] = denied("kill", lambda: os.kill(zygote, 0))
+            out["ok"] = True
+        except BaseException as e:
+            out = {"ok": False, "error": _text("%s: %s" % (type(e).__name__, e))}
+        try:
+            _write_all(w, dumps(out).encode("utf-8"))
+        finally:
+            _exit(0)
+    os.close(w)
+    data = bytearray()
+    while True:
+        chunk = _read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    _reap(None, os.path.join(INIT["scratch"], "selftest%d" % zygote), leftovers=True)
+    try:
+        return _loads(bytes(data).decode("utf-8"))
+    except ValueError:
+        return {"ok": False, "error": "the self-test child answered nothing"}
+
+
 def main():
-    global T, INIT
+    global T, C, INIT
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     line = _read_line(0)
     if line is None:
@@ -978,6 +1153,10 @@ def main():
     T = types.ModuleType("autograder_tagged")
     exec(compile(INIT.pop("tagged"), "tagged.py", "exec"), T.__dict__)
     _shadow_builtins(T.__dict__)
+    if INIT["tier"] == "landlock":
+        C = types.ModuleType("autograder_confine")
+        exec(compile(INIT.pop("confine"), "confine.py", "exec"), C.__dict__)
+    check = _self_test()
     for case in INIT["cases"]:  # fail now, not in a child, on a malformed case
         [T.decode(a) for a in case["a"]]
         [T.decode(v) for _, v in case["k"]]
@@ -985,7 +1164,8 @@ def main():
     # it, so forked children do not copy-on-write the whole heap.
     gc.collect()
     gc.freeze()
-    _write_all(1, b'{"ready":true}\n')
+    ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check}
+    _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     while True:
         cmd = _read_line(0, one_byte=True)
         if cmd is None:

@@ -1,0 +1,311 @@
+"""The landlock tier: confines the process that runs a submission's code.
+
+Sent to the harness at start (like tagged.py) and called in each child after
+it has dropped its privileges and written main.py, before student code runs.
+The child enters a nested Landlock domain of its own, so its supervisor and
+the zygote stay outside it, then installs a seccomp filter. Both come from the
+kernel through ctypes (the harness is stdlib only).
+
+Landlock (Linux 5.13+, no privilege needed, works inside containers):
+  files    read and execute beneath the interpreter's folders and the system
+           libraries; read, write and create beneath the submission's own
+           folder; nothing else (no corpus, no other submission, no home,
+           no /proc);
+  TCP      bind and connect refused (ABI >= 4);
+  scopes   signals and abstract UNIX sockets only within the domain (ABI >= 6):
+           the child cannot signal its supervisor or another worker.
+seccomp refuses sockets other than AF_UNIX, ptrace, process_vm_readv/writev,
+io_uring, bpf, perf_event_open, keyrings, userfaultfd, System V and POSIX
+IPC objects (shmget, semget, msgget, mq_open), mount and namespace
+calls (mount, umount2, pivot_root, chroot, unshare, setns, the new mount API,
+clone with CLONE_NEW* flags; clone3 answers ENOSYS so libc falls back to
+clone), and every syscall of another ABI (i386 int 0x80, x32).
+
+`confine()` raises OSError when a rule cannot be put in place: the harness then
+reports a sandbox failure instead of running student code under less.
+"""
+
+import ctypes
+import os
+import stat
+import struct
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_syscall = _libc.syscall
+_syscall.restype = ctypes.c_long
+_prctl = _libc.prctl
+
+_NR_CREATE_RULESET = 444  # the same number on every architecture
+_NR_ADD_RULE = 445
+_NR_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+
+_EXECUTE = 1 << 0
+_WRITE_FILE = 1 << 1
+_READ_FILE = 1 << 2
+_READ_DIR = 1 << 3
+_REMOVE_DIR = 1 << 4
+_REMOVE_FILE = 1 << 5
+_MAKE_CHAR = 1 << 6
+_MAKE_DIR = 1 << 7
+_MAKE_REG = 1 << 8
+_MAKE_SOCK = 1 << 9
+_MAKE_FIFO = 1 << 10
+_MAKE_BLOCK = 1 << 11
+_MAKE_SYM = 1 << 12
+_REFER = 1 << 13  # ABI 2
+_TRUNCATE = 1 << 14  # ABI 3
+_IOCTL_DEV = 1 << 15  # ABI 5
+# Rights that apply to a file (a rule on a file with any other is refused).
+_FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV
+
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+# What every interpreter reads, beside its own folders (given by Rust).
+SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+
+
+def abi():
+    """The kernel's Landlock ABI version; 0 when it has none (or it is off)."""
+    v = _syscall(_NR_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return int(v) if v > 0 else 0
+
+
+def _fail(what):
+    err = ctypes.get_errno()
+    raise OSError(err, "%s: %s" % (what, os.strerror(err)))
+
+
+def _handled_fs(v):
+    rights = (1 << 13) - 1
+    if v >= 2:
+        rights |= _REFER
+    if v >= 3:
+        rights |= _TRUNCATE
+    if v >= 5:
+        rights |= _IOCTL_DEV
+    return rights
+
+
+def _add_path(ruleset, path, rights):
+    """Allows `rights` beneath `path`; a path that does not exist is skipped."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= _FILE_RIGHTS
+        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd))
+        if _syscall(_NR_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), attr, ctypes.c_uint32(0)) != 0:
+            _fail("landlock_add_rule(%s)" % path)
+    finally:
+        os.close(fd)
+    return True
+
+
+def landlock(read_roots, write_root):
+    """Enters a new Landlock domain; returns the names of what it restricts."""
+    v = abi()
+    if v < 1:
+        raise OSError(38, "Landlock is not available in this kernel")
+    handled_fs = _handled_fs(v)
+    handled_net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if v >= 4 else 0
+    scoped = (_SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL) if v >= 6 else 0
+    fields = [handled_fs]
+    if v >= 4:
+        fields.append(handled_net)
+    if v >= 6:
+        fields.append(scoped)
+    attr = ctypes.create_string_buffer(struct.pack("=%dQ" % len(fields), *fields))
+    ruleset = _syscall(_NR_CREATE_RULESET, attr, ctypes.c_size_t(len(fields) * 8), ctypes.c_uint32(0))
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    ruleset = int(ruleset)
+    try:
+        read = (_EXECUTE | _READ_FILE | _READ_DIR) & handled_fs
+        for root in tuple(read_roots) + SYSTEM_READ:
+            _add_path(ruleset, root, read)
+        for dev in DEVICES:
+            _add_path(ruleset, dev, (_READ_FILE | _WRITE_FILE | _IOCTL_DEV) & handled_fs)
+        write = handled_fs & ~(_EXECUTE | _MAKE_CHAR | _MAKE_BLOCK)
+        if not _add_path(ruleset, write_root, write):
+            raise OSError(2, "landlock: the submission's folder %s is missing" % write_root)
+        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+        if _syscall(_NR_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    held = ["files"]
+    if handled_net:
+        held.append("tcp")
+    if scoped:
+        held += ["signals", "abstract-unix"]
+    return v, held
+
+
+# ---------------------------------------------------------------------------
+# seccomp
+# ---------------------------------------------------------------------------
+
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+# name -> (x86_64, aarch64)
+_NR = {
+    "socket": (41, 198),
+    "socketpair": (53, 199),
+    "clone": (56, 220),
+    "clone3": (435, 435),
+    "ptrace": (101, 117),
+    "process_vm_readv": (310, 270),
+    "process_vm_writev": (311, 271),
+    "mount": (165, 40),
+    "umount2": (166, 39),
+    "pivot_root": (155, 41),
+    "chroot": (161, 51),
+    "unshare": (272, 97),
+    "setns": (308, 268),
+    "open_tree": (428, 428),
+    "move_mount": (429, 429),
+    "fsopen": (430, 430),
+    "fsconfig": (431, 431),
+    "fsmount": (432, 432),
+    "fspick": (433, 433),
+    "mount_setattr": (442, 442),
+    "bpf": (321, 280),
+    "perf_event_open": (298, 241),
+    "keyctl": (250, 219),
+    "add_key": (248, 217),
+    "request_key": (249, 218),
+    "userfaultfd": (323, 282),
+    "io_uring_setup": (425, 425),
+    "io_uring_enter": (426, 426),
+    "io_uring_register": (427, 427),
+    "shmget": (29, 194),
+    "semget": (64, 190),
+    "msgget": (68, 186),
+    "mq_open": (240, 180),
+}
+DENIED = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root", "chroot",
+    "unshare", "setns", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+    "mount_setattr", "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # IPC objects outlive the process and, without a uid of its own, could be
+    # left for the next submission: Landlock does not cover them.
+    "shmget", "semget", "msgget", "mq_open",
+)
+_CLONE_NEW = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+_AF_UNIX = 1
+_EPERM, _ENOSYS, _EAFNOSUPPORT = 1, 38, 97
+
+_LD_W_ABS = 0x20
+_JEQ = 0x15
+_JGE = 0x35
+_JSET = 0x45
+_RET = 0x06
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+
+
+def _assemble(program):
+    """Classic BPF from (code, k, jt_label, jf_label) rows and "label" strings."""
+    labels = {}
+    rows = []
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = len(rows)
+        else:
+            rows.append(item)
+    out = b""
+    for i, (code, k, jt, jf) in enumerate(rows):
+        t = labels[jt] - i - 1 if jt else 0
+        f = labels[jf] - i - 1 if jf else 0
+        if not (0 <= t < 256 and 0 <= f < 256):
+            raise OSError(22, "seccomp: jump out of range")
+        out += struct.pack("=HBBI", code, t, f, k & 0xFFFFFFFF)
+    return out, len(rows)
+
+
+def seccomp_program(machine):
+    """The filter for `machine` (os.uname().machine); None when unknown."""
+    if machine not in _AUDIT_ARCH:
+        return None
+    col = 0 if machine == "x86_64" else 1
+    nr = {name: pair[col] for name, pair in _NR.items()}
+    p = [
+        (_LD_W_ABS, 4, None, None),  # seccomp_data.arch
+        (_JEQ, _AUDIT_ARCH[machine], "native", "enosys"),
+        "native",
+        (_LD_W_ABS, 0, None, None),  # seccomp_data.nr
+    ]
+    if machine == "x86_64":
+        p.append((_JGE, 0x40000000, "enosys", None))  # the x32 ABI
+    p += [
+        (_JEQ, nr["socket"], "domain", None),
+        (_JEQ, nr["socketpair"], "domain", None),
+        (_JEQ, nr["clone"], "clone", None),
+        (_JEQ, nr["clone3"], "enosys", None),
+    ]
+    for name in DENIED:
+        p.append((_JEQ, nr[name], "eperm", None))
+    p += [
+        (_RET, _ALLOW, None, None),
+        "domain",
+        (_LD_W_ABS, 16, None, None),  # args[0], low half: the address family
+        (_JEQ, _AF_UNIX, "allow", "eafnosupport"),
+        "clone",
+        (_LD_W_ABS, 16, None, None),  # args[0], low half: the flags
+        (_JSET, _CLONE_NEW, "eperm", "allow"),
+        "allow",
+        (_RET, _ALLOW, None, None),
+        "eperm",
+        (_RET, _ERRNO | _EPERM, None, None),
+        "enosys",
+        (_RET, _ERRNO | _ENOSYS, None, None),
+        "eafnosupport",
+        (_RET, _ERRNO | _EAFNOSUPPORT, None, None),
+    ]
+    return _assemble(p)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def seccomp():
+    """Installs the filter; returns the architecture it was built for."""
+    machine = os.uname().machine
+    built = seccomp_program(machine)
+    if built is None:
+        raise OSError(95, "seccomp: no filter for the %s architecture" % machine)
+    code, n = built
+    buf = ctypes.create_string_buffer(code)
+    prog = _SockFprog(n, ctypes.addressof(buf))
+    if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+    if _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        _fail("prctl(PR_SET_SECCOMP)")
+    return machine
+
+
+def confine(read_roots, write_root):
+    """Landlock then seccomp; returns what held, e.g.
+    {"landlock_abi": 7, "rules": ["files", "tcp", "signals", "abstract-unix", "seccomp"]}."""
+    global LAST
+    v, held = landlock(read_roots, write_root)
+    seccomp()
+    LAST = {"landlock_abi": v, "rules": held + ["seccomp"]}
+    return LAST
+
+
+LAST = None  # what the last confine() put in place (the harness's self-test reports it)
