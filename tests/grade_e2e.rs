@@ -5,9 +5,7 @@
 mod support;
 
 use autograder::record::format::{CaseOutcome, Recording, RECORDING_FORMAT};
-use autograder::value::{tagged, Outcome};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,46 +13,9 @@ fn cases_dir() -> PathBuf {
     support::fixture_dir().join("cases")
 }
 
-/// A recording of what a correct solution does on every fixture case,
-/// computed from the reference core.
+/// A recording of what a correct solution does on every fixture case.
 fn perfect_recording(id: &str) -> Recording {
-    let corpus = support::corpus();
-    let expected = support::expected(&corpus);
-    let outcomes: BTreeMap<String, CaseOutcome> = corpus
-        .cases
-        .iter()
-        .zip(&expected)
-        .map(|(case, want)| {
-            let outcome = match want {
-                Outcome::Returns(v) => CaseOutcome::Returned {
-                    value: tagged::encode(v),
-                    shares_with_args: false,
-                    args_changed: false,
-                },
-                Outcome::Raises(e) => CaseOutcome::Raised {
-                    class: e.name().into(),
-                    mro: vec![
-                        e.name().into(),
-                        "Exception".into(),
-                        "BaseException".into(),
-                        "object".into(),
-                    ],
-                    message: "no".into(),
-                },
-            };
-            (case.id.clone(), outcome)
-        })
-        .collect();
-    Recording {
-        format: RECORDING_FORMAT.into(),
-        submission: id.into(),
-        source_sha256: None,
-        corpus_fingerprint: corpus.fingerprint.clone(),
-        harness: "test".into(),
-        isolation: "none".into(),
-        outcomes,
-        output: String::new(),
-    }
+    support::perfect_recording(&support::corpus(), id)
 }
 
 fn ship(root: &Path, id: &str, bytes: &[u8]) {

@@ -9,7 +9,7 @@
 //! `execution_time` is 0: recordings carry no timings, and a constant keeps
 //! the file reproducible.
 
-use super::{failure_details, fmt_points, terminal};
+use super::{failure_details, fmt_points, fmt_score, terminal};
 use crate::corpus::Visibility;
 use crate::grade::{Audience, GradeRun, Status};
 use serde_json::{json, Value};
@@ -86,7 +86,7 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
         Some(e) => format!("Your submission could not be graded: {e}"),
         None => format!(
             "{} of {} points.\n\n{}",
-            fmt_points(s.points),
+            fmt_score(s.points, s.max_points),
             fmt_points(s.max_points),
             terminal::render(&run, false, false)
         ),

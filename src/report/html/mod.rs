@@ -10,7 +10,7 @@ pub mod stats;
 mod svg;
 
 use super::{
-    case_label, failure_fields, failure_section, fmt_points, total_cell, FailedCheckpoint,
+    case_label, failure_fields, failure_section, fmt_score, total_cell, FailedCheckpoint,
     FailureSection,
 };
 use crate::corpus::Visibility;
@@ -87,7 +87,7 @@ fn short(fingerprint: &str) -> &str {
 }
 
 fn headline(out: &mut String, stats: &Stats) {
-    let opt = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{}%", fmt_points(p)));
+    let opt = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{}%", fmt_score(p, 100.0)));
     let tiles = [
         (stats.submissions.to_string(), "submissions"),
         (stats.graded.to_string(), "graded"),
