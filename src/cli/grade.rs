@@ -99,10 +99,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     super::cases::warn_empty_checkpoints(&corpus);
-    let (submissions, not_a_submission) = submissions(&args)?;
+    let Chosen {
+        submissions,
+        not_a_submission,
+        whole_run,
+    } = submissions(&args)?;
     check_work_dir_for(&submissions, &args.work_dir)?;
     let recordings = record(&corpus, &args, &submissions);
-    let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    let mut run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    run.shards = args.shard.map(|shard| grade::Shards {
+        held: vec![shard.k],
+        of: shard.n,
+        submissions: whole_run,
+    });
     let gradescope = args
         .gradescope
         .as_deref()
@@ -157,11 +166,19 @@ fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Re
     Ok(())
 }
 
+/// The submissions a run grades, and what reports need to know about them.
+struct Chosen {
+    submissions: Vec<record::Submission>,
+    /// PATH held nothing gradable and stands as one ungradable submission
+    /// (so the run must not pass).
+    not_a_submission: bool,
+    /// How many submissions the whole run has, all shards together.
+    whole_run: usize,
+}
+
 /// The submissions under PATH this run grades (its shard, shipped recordings
-/// refused under `--main-py-only`, Gradescope's one upload); also says whether
-/// PATH held nothing gradable and stands as one ungradable submission (so the
-/// run must not pass).
-fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)> {
+/// refused under `--main-py-only`, Gradescope's one upload).
+fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     let mut submissions = record::discover(&args.path)?;
     let mut not_a_submission = false;
     if submissions.is_empty() {
@@ -174,6 +191,7 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
         submissions = vec![record::nothing_found(&args.path)];
         not_a_submission = args.gradescope.is_none();
     }
+    let whole_run = submissions.len();
     if let Some(shard) = args.shard {
         submissions.sort_by(|a, b| a.id.cmp(&b.id));
         submissions = submissions
@@ -215,7 +233,11 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
             submissions.len()
         );
     }
-    Ok((submissions, not_a_submission))
+    Ok(Chosen {
+        submissions,
+        not_a_submission,
+        whole_run,
+    })
 }
 
 /// Each submission's id and its recording, or why it has none.

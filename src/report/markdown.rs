@@ -23,6 +23,9 @@ pub fn render(run: &GradeRun) -> String {
         if run.submissions.len() == 1 { "" } else { "s" },
         graded
     );
+    if let Some(shards) = &run.shards {
+        let _ = writeln!(out, "**{}**\n", shards.note());
+    }
     let _ = write!(out, "| submission |");
     for cp in &run.corpus.checkpoints {
         let _ = write!(out, " {} |", cell(&cp.id));

@@ -62,6 +62,9 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
         })
         .collect();
     let mut out = String::new();
+    if let Some(shards) = &run.shards {
+        let _ = writeln!(out, "{}", paint(&shards.note(), RED));
+    }
     let pad = |text: &str, width: usize, left: bool| {
         let fill = " ".repeat(width.saturating_sub(text.chars().count()));
         if left {

@@ -50,7 +50,7 @@ pub fn render(run: &GradeRun) -> String {
     out.push_str(HEAD);
     let _ = writeln!(
         out,
-        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p></header>",
+        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p>{}</header>",
         run.corpus.cases,
         if run.corpus.cases == 1 { "" } else { "s" },
         esc(&run.corpus.fingerprint),
@@ -60,7 +60,11 @@ pub fn render(run: &GradeRun) -> String {
             " (hidden cases show no input)"
         } else {
             ""
-        }
+        },
+        run.shards.as_ref().map_or(String::new(), |s| format!(
+            "<p class=\"partial\">{}: the other shards' submissions are not in this dashboard</p>",
+            esc(&s.note())
+        ))
     );
     headline(&mut out, &stats);
     let _ = writeln!(
@@ -396,6 +400,7 @@ code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
 pre { background: #f6f7f9; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; overflow-x: auto; white-space: pre-wrap; word-break: break-word; margin: 4px 0 10px; }
 .sub, .note, .muted { color: var(--muted); }
 .note { margin: 0 0 10px; font-size: 14px; }
+.partial { color: var(--bad); font-weight: 600; margin: 4px 0 0; }
 .tiles { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 18px; }
 .tile { flex: 1 1 150px; border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; background: #fafbfc; }
 .tile .big { font-size: 28px; font-weight: 650; }
