@@ -214,17 +214,17 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     if args.gradescope.is_some() && args.path.is_dir() && submissions.len() != 1 {
         // Gradescope shows the student results.json, not an error: grade the
         // one folder with a main.py among the upload's leftovers (a docs/
-        // folder), or say there what was uploaded instead of a main.py.
+        // folder), or say there what was uploaded instead of one main.py.
         let usable: Vec<_> = submissions
             .iter()
             .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
             .cloned()
             .collect();
-        match usable.len() {
-            0 => submissions = vec![record::nothing_found(&args.path)],
-            1 => submissions = usable,
-            _ => {}
-        }
+        submissions = match usable.len() {
+            0 => vec![record::nothing_found(&args.path)],
+            1 => usable,
+            _ => vec![record::several_found(&args.path, &usable)],
+        };
     }
     if args.gradescope.is_some() && submissions.len() != 1 {
         bail!(

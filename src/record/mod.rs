@@ -12,7 +12,7 @@ pub mod sandbox;
 mod store;
 mod worker;
 
-pub use discover::{discover, nothing_found, Submission, SubmissionSource};
+pub use discover::{discover, nothing_found, several_found, Submission, SubmissionSource};
 pub use sandbox::{Isolation, IsolationChoice};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
