@@ -125,6 +125,7 @@ fn junit_golden_parses_with_unique_cases() {
     let run = support::run();
     let xml = report::junit::render(&run).unwrap();
     support::check_golden("junit.xml", &xml);
+    support::assert_valid_junit(&xml);
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -132,6 +133,30 @@ fn junit_golden_parses_with_unique_cases() {
         .children()
         .filter(|n| n.has_tag_name("testsuite"))
         .collect();
+    // Every suite and the whole report have a time (readers that sum
+    // missing times show NaN): the recorded times, added up.
+    assert_eq!(root.attribute("time"), Some("2.000"));
+    for suite in &suites {
+        let time = suite.attribute("time").expect("a testsuite time");
+        let sum: f64 = suite
+            .children()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|c| c.attribute("time").unwrap().parse::<f64>().unwrap())
+            .sum();
+        assert_eq!(time, format!("{sum:.3}"));
+    }
+    // A submission that was not graded says why in the error's body too
+    // (GitLab shows the body, not the message).
+    let error = root
+        .descendants()
+        .find(|n| n.has_tag_name("error"))
+        .unwrap();
+    let message = error.attribute("message").unwrap();
+    assert!(
+        message.starts_with("submission not gradable: "),
+        "{message}"
+    );
+    assert_eq!(error.text(), Some(message));
     // 4 graded submissions × 3 checkpoints + 1 suite for the broken one.
     assert_eq!(suites.len(), 4 * 3 + 1);
     assert!(suites
@@ -182,6 +207,42 @@ fn junit_golden_parses_with_unique_cases() {
         })
         .unwrap();
     assert_eq!(timed.attribute("time"), Some("2.000"));
+}
+
+#[test]
+fn junit_validates_for_every_kind_of_run() {
+    let run = support::run();
+    support::assert_valid_junit(
+        &report::junit::render(&run.for_audience(Audience::Student)).unwrap(),
+    );
+    // A partial run, and ids and reasons holding markup, quotes and
+    // characters XML cannot carry.
+    let mut odd = run.clone();
+    odd.shards = Some(grade::Shards {
+        held: vec![1, 3],
+        of: 3,
+        submissions: 9,
+    });
+    for s in &mut odd.submissions {
+        s.id = format!("{}<&\"'\u{1b}]0;x\u{7}\u{ffff}", s.id);
+        if let Some(e) = &mut s.error {
+            e.push_str(" <b>\u{0}\u{8}");
+        }
+        for case in s.checkpoints.iter_mut().flat_map(|c| c.cases.iter_mut()) {
+            if let Some(f) = &mut case.failure {
+                f.reason.push_str(" \u{1}]]>&amp;");
+            }
+        }
+    }
+    let xml = report::junit::render(&odd).unwrap();
+    support::assert_valid_junit(&xml);
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    assert_eq!(
+        doc.root_element().attribute("name"),
+        Some("autograder (partial: shards 1, 3 of 3 (6 of 9 submissions))")
+    );
+    assert!(doc.descendants().any(|n| n.attribute("name")
+        == Some("mixed<&\"'\u{fffd}]0;x\u{fffd}\u{fffd}/parse_contract_json")));
 }
 
 #[test]

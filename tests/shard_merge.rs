@@ -335,6 +335,7 @@ fn merge_refuses_a_missing_shard_unless_told_and_then_says_partial() {
             assert!(text.contains(note), "{name}:\n{text}");
         }
     }
+    support::assert_valid_junit(&String::from_utf8(s.read("partial.xml")).unwrap());
     let v: Value = serde_json::from_slice(&s.read("partial.json")).unwrap();
     assert_eq!(ids(&s.read("partial.json")).len(), 7);
     assert_eq!(

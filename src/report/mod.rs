@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod merge;
 pub mod read;
 pub mod terminal;
+pub mod text;
 
 use crate::grade::{CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
 use std::io::Write;
