@@ -7,7 +7,7 @@ mod support;
 
 use autograder::grade::{self, Audience, GradeRun};
 use autograder::report;
-use autograder::report::gradescope::HiddenVisibility;
+use autograder::report::gradescope::{HiddenVisibility, Options, Tests};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -251,10 +251,78 @@ fn markdown_golden() {
     support::check_golden("summary.md", &report::markdown::render(&run));
 }
 
+/// Gradescope with one test per case.
+fn per_case(hidden: HiddenVisibility) -> Options {
+    Options {
+        hidden,
+        tests: Tests::Case,
+    }
+}
+
+#[test]
+fn gradescope_tests_are_checkpoints_by_default() {
+    let text = report::gradescope::render(&only("partial"), Options::default()).unwrap();
+    support::check_golden("gradescope-partial-checkpoints.json", &text);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let tests = v["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "parse_contract_json",
+            "validate_tool_call",
+            "order_tool_results"
+        ]
+    );
+    let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert_eq!(score, v["score"].as_f64().unwrap());
+    assert_eq!(max, v["max_score"].as_f64().unwrap());
+    // The first failures of the checkpoint, the visible ones in full; the
+    // hidden ones counted, never shown.
+    let parse = tests[0]["output"].as_str().unwrap();
+    assert!(parse.starts_with("3 of 3 cases failed\n"), "{parse}");
+    assert!(parse.contains("call:     parse_contract_json("), "{parse}");
+    assert!(parse.contains("1 hidden case failed"), "{parse}");
+    assert!(!parse.contains("NaN"), "{parse}");
+}
+
+#[test]
+fn gradescope_says_an_import_error_once_at_the_top() {
+    let run = only("syntax-error");
+    let reason = autograder::report::common_reason(&run.submissions[0])
+        .expect("every case fails with the import error")
+        .to_string();
+    for tests in [Tests::Checkpoint, Tests::Case] {
+        let options = Options {
+            tests,
+            ..Options::default()
+        };
+        let text = report::gradescope::render(&run, options).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let top = v["output"].as_str().unwrap();
+        assert!(
+            top.starts_with(&format!("0 of 4 points.\n\nEvery case failed: {reason}\n")),
+            "{top}"
+        );
+        // Said once in the whole file: the tests only point at it.
+        assert_eq!(
+            text.matches(&serde_json::to_string(&reason).unwrap()[1..reason.len() - 1])
+                .count(),
+            1,
+            "{tests:?}: {text}"
+        );
+        for t in v["tests"].as_array().unwrap() {
+            let out = t["output"].as_str().unwrap();
+            assert!(out.len() < 80, "{tests:?}: {out}");
+        }
+    }
+}
+
 #[test]
 fn gradescope_golden_and_fields() {
     let run = only("partial");
-    let text = report::gradescope::render(&run, HiddenVisibility::Hidden).unwrap();
+    let text = report::gradescope::render(&run, per_case(HiddenVisibility::Hidden)).unwrap();
     support::check_golden("gradescope-partial.json", &text);
     let v: Value = serde_json::from_str(&text).unwrap();
     for key in [
@@ -312,7 +380,8 @@ fn gradescope_golden_and_fields() {
 #[test]
 fn gradescope_hidden_cases_can_show_after_publishing() {
     let text =
-        report::gradescope::render(&only("partial"), HiddenVisibility::AfterPublished).unwrap();
+        report::gradescope::render(&only("partial"), per_case(HiddenVisibility::AfterPublished))
+            .unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     let tests = v["tests"].as_array().unwrap();
     let t = tests
@@ -333,7 +402,7 @@ fn gradescope_hidden_cases_can_show_after_publishing() {
 
 #[test]
 fn gradescope_reports_an_error_and_refuses_several_submissions() {
-    let text = report::gradescope::render(&only("broken"), HiddenVisibility::Hidden).unwrap();
+    let text = report::gradescope::render(&only("broken"), Options::default()).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["score"], 0.0);
     assert_eq!(v["max_score"], 4.0);
@@ -341,7 +410,7 @@ fn gradescope_reports_an_error_and_refuses_several_submissions() {
         .as_str()
         .unwrap()
         .starts_with("Your submission could not be graded: "));
-    assert!(report::gradescope::render(&support::run(), HiddenVisibility::Hidden).is_err());
+    assert!(report::gradescope::render(&support::run(), Options::default()).is_err());
 }
 
 #[test]

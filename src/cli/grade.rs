@@ -51,8 +51,12 @@ struct Options {
     gradescope: Option<PathBuf>,
     /// Gradescope visibility of hidden cases: `hidden` (never shown; points
     /// count) or `after-published` (failure shown without input once published).
-    #[arg(long, value_name = "WHEN", default_value = "hidden")]
-    gradescope_hidden: GradescopeHiddenArg,
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t)]
+    gradescope_hidden: report::gradescope::HiddenVisibility,
+    /// Gradescope tests: `checkpoint` (one per checkpoint, with its points and
+    /// first failures) or `case` (one per case).
+    #[arg(long, value_name = "EACH", value_enum, default_value_t)]
+    gradescope_tests: report::gradescope::Tests,
     /// Grade only the K-th of N slices of the submissions (sorted by id,
     /// every N-th from the K-th); join the shards' --json with `merge`.
     #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
@@ -112,10 +116,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         of: shard.n,
         submissions: whole_run,
     });
-    let gradescope = args
-        .gradescope
-        .as_deref()
-        .map(|p| (p, args.gradescope_hidden.into()));
+    let gradescope = args.gradescope.as_deref().map(|p| {
+        let options = report::gradescope::Options {
+            hidden: args.gradescope_hidden,
+            tests: args.gradescope_tests,
+        };
+        (p, options)
+    });
     let code = finish(&run, audience, &args.output, gradescope)?;
     if not_a_submission && code == EXIT_OK {
         // PATH was one would-be submission without a main.py: the reports say
@@ -128,22 +135,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(EXIT_BELOW_THRESHOLD);
     }
     Ok(code)
-}
-
-/// `--gradescope-hidden` values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub(super) enum GradescopeHiddenArg {
-    Hidden,
-    AfterPublished,
-}
-
-impl From<GradescopeHiddenArg> for report::gradescope::HiddenVisibility {
-    fn from(arg: GradescopeHiddenArg) -> Self {
-        match arg {
-            GradescopeHiddenArg::Hidden => Self::Hidden,
-            GradescopeHiddenArg::AfterPublished => Self::AfterPublished,
-        }
-    }
 }
 
 /// Refuses a corpus whose pins the reference core contradicts: grading would

@@ -60,8 +60,9 @@ fn percentage(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `--gradescope FILE` with its `--gradescope-hidden` choice (only `grade` has them).
-pub(super) type GradescopeOutput<'a> = Option<(&'a Path, report::gradescope::HiddenVisibility)>;
+/// `--gradescope FILE` with its `--gradescope-hidden` and `--gradescope-tests`
+/// choices (only `grade` has them).
+pub(super) type GradescopeOutput<'a> = Option<(&'a Path, report::gradescope::Options)>;
 
 /// Writes the requested reports for `audience`, prints the summary, and
 /// applies `--fail-under`. Every report is rendered before any is written:
@@ -93,8 +94,8 @@ pub(super) fn finish(
     if let Some(p) = &args.junit {
         outputs.push((p, report::junit::render(&view)?));
     }
-    if let Some((p, hidden)) = gradescope {
-        outputs.push((p, report::gradescope::render(run, hidden)?));
+    if let Some((p, options)) = gradescope {
+        outputs.push((p, report::gradescope::render(run, options)?));
     }
     if let Some(p) = &args.markdown {
         outputs.push((p, report::markdown::render(&view)));

@@ -470,6 +470,11 @@ fn score_checkpoint(cp: &CheckpointInfo, cases: Vec<CaseGrade>) -> CheckpointGra
     }
 }
 
+/// What a student reads of a failed hidden case: its value-free reason.
+pub fn hidden_reason(brief: &str) -> String {
+    format!("a hidden case failed: {brief}")
+}
+
 impl GradeRun {
     /// The run as `audience` may see it: for students, a failed hidden case
     /// keeps only its id, tags and a value-free reason ("a hidden case
@@ -496,7 +501,7 @@ impl GradeRun {
                 .filter(|c| c.visibility == Visibility::Hidden)
             {
                 if let Some(f) = case.failure.as_mut() {
-                    f.reason = format!("a hidden case failed: {}", f.brief);
+                    f.reason = hidden_reason(&f.brief);
                     f.call = None;
                     f.expected = None;
                     f.got = None;

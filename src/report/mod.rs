@@ -155,13 +155,28 @@ pub fn case_label(c: &CaseGrade) -> String {
 }
 
 /// The one reason every case of a graded submission failed with (an import
-/// error, a missing file...), so summaries can say it once.
+/// error, a missing file...), so summaries can say it once. In a student's
+/// view hidden cases say only `a hidden case failed: <brief>`: a reason
+/// without values (equal to its brief) shared by every case is still one.
 pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
-    let mut cases = s.checkpoints.iter().flat_map(|c| &c.cases);
-    let first = cases.next()?.failure.as_ref()?.reason.as_str();
-    cases
-        .all(|c| c.failure.as_ref().is_some_and(|f| f.reason == first))
-        .then_some(first)
+    let failures: Vec<&Failure> = s
+        .checkpoints
+        .iter()
+        .flat_map(|c| &c.cases)
+        .map(|c| c.failure.as_ref())
+        .collect::<Option<_>>()?;
+    let first = failures.first()?;
+    if failures.iter().all(|f| f.reason == first.reason) {
+        return Some(&first.reason);
+    }
+    let valueless = |f: &&Failure| {
+        f.brief == first.brief
+            && (f.reason == f.brief || f.reason == crate::grade::hidden_reason(&f.brief))
+    };
+    failures
+        .iter()
+        .all(valueless)
+        .then_some(first.brief.as_str())
 }
 
 /// What the failure section of every human-readable report (terminal,
