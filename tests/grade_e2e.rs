@@ -371,3 +371,60 @@ fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
         );
     }
 }
+
+#[test]
+fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    for i in 0..27 {
+        let mut rec = perfect_recording(&format!("s{i:02}"));
+        rec.outcomes.insert(
+            "order_tool_results/empty".into(),
+            CaseOutcome::Timeout { seconds: 2.0 },
+        );
+        ship_recording(&subs, &rec);
+    }
+    let work = tmp.path().join("work");
+    let sections = |out: &Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.ends_with("cases failed"))
+            .count()
+    };
+    let out = grade(&subs, &work, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(sections(&out), 25, "{stdout}");
+    assert!(
+        stdout.ends_with("\n… 2 more submissions with failures: see --html or --json\n"),
+        "{stdout}"
+    );
+    assert_eq!(sections(&grade(&subs, &work, &["--all-failures"])), 27);
+    let out = grade(&subs, &work, &["--summary-only"]);
+    assert_eq!(sections(&out), 0);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1 + 27);
+}
+
+#[test]
+fn clicolor_force_colours_a_pipe_and_no_color_wins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    ship_recording(&subs, &perfect_recording("perfect"));
+    let work = tmp.path().join("work");
+    let run = |force: &str, no_color: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+            .args(["grade", "--summary-only", "--work-dir"])
+            .arg(&work)
+            .arg("--cases")
+            .arg(cases_dir())
+            .arg(&subs)
+            .env("CLICOLOR_FORCE", force)
+            .env("NO_COLOR", no_color)
+            .env("TERM", "dumb")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).contains('\x1b')
+    };
+    assert!(run("1", ""));
+    assert!(!run("0", ""));
+    assert!(!run("1", "1"));
+}

@@ -34,6 +34,13 @@ pub(super) struct OutputArgs {
     /// Print nothing on stdout (reports and errors are still written).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Print only the summary table, no failure details.
+    #[arg(long, conflicts_with = "all_failures")]
+    pub summary_only: bool,
+    /// Print the failure details of every submission (by default the first
+    /// 25 submissions with failures; the rest are in --html and --json).
+    #[arg(long)]
+    pub all_failures: bool,
 }
 
 /// `--audience`: who reads the output.
@@ -108,7 +115,15 @@ pub(super) fn finish(
     }
 
     if !args.quiet {
-        let text = report::terminal::render(&view, report::terminal::want_color(), true);
+        use report::terminal::Details;
+        let details = if args.summary_only {
+            Details::None
+        } else if args.all_failures {
+            Details::All
+        } else {
+            Details::Capped
+        };
+        let text = report::terminal::render_with(&view, report::terminal::want_color(), details);
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error worth a non-zero exit.
         let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
