@@ -326,3 +326,70 @@ fn export_writes_only_visible_cases() {
     );
     assert!(!inside.exists());
 }
+
+#[test]
+fn check_refuses_a_duplicate_call_and_warns_of_an_exposed_hidden_input() {
+    // A second case making lesson-multiply's call (through another spelling:
+    // the let and a dict written out), and a hidden validate_tool_call case
+    // passing the arguments of the visible execute_tool/lesson-stock.
+    let dir = edited_copy("tool-proposals/execute_tool.toml", |t| {
+        t + r#"
+[[case]]
+id = "multiply-again"
+call = "execute_tool({'id': 'c1', 'name': 'multiply', 'arguments': {'x': 3 * 2, 'y': 7}})"
+tags = ["valid"]
+"#
+    });
+    std::fs::write(
+        dir.path().join("tool-proposals/validate_tool_call.toml"),
+        r#"checkpoint = "validate_tool_call"
+
+[[case]]
+id = "stock-pen"
+call = "validate_tool_call({'id': 'c2', 'name': 'stock', 'arguments': {'sku': 'pen'}})"
+tags = ["valid"]
+visibility = "hidden"
+
+[[case]]
+id = "stock-pen-true"
+call = "validate_tool_call({'id': 'c2', 'name': 'stock', 'arguments': {'sku': 'pen'}, 'x': True})"
+tags = ["valid"]
+visibility = "hidden"
+"#,
+    )
+    .unwrap();
+    let o = check(dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            ": case execute_tool/multiply-again: makes the same call as case execute_tool/lesson-multiply"
+        ),
+        "{err}"
+    );
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("hidden, but")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("warning: ")
+            && warnings[0].contains(": case validate_tool_call/stock-pen: hidden, but visible case execute_tool/lesson-stock ("),
+        "{err}"
+    );
+
+    // The warning alone does not fail the check.
+    let dir = edited_copy("tool-proposals/execute_tool.toml", |t| t);
+    std::fs::write(
+        dir.path().join("tool-proposals/validate_tool_call.toml"),
+        "checkpoint = \"validate_tool_call\"\n\n[[case]]\nid = \"stock-pen\"\ncall = \"validate_tool_call({'id': 'c2', 'name': 'stock', 'arguments': {'sku': 'pen'}})\"\ntags = [\"valid\"]\nvisibility = \"hidden\"\n",
+    )
+    .unwrap();
+    let o = check(dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: "), "{}", stderr(&o));
+}
+
+#[test]
+fn the_bundled_corpus_repeats_no_call_and_exposes_no_hidden_input() {
+    let o = autograder(&["cases", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("hidden, but"), "{}", stderr(&o));
+}

@@ -603,6 +603,35 @@ fn gradescope_grades_the_one_main_py_among_upload_leftovers() {
 }
 
 #[test]
+fn gradescope_with_two_folders_holding_main_py_tells_the_student_in_results_json() {
+    // `v1/main.py` and `v2/main.py`: nothing to choose between, so the
+    // student is told what was found and what to upload (not Gradescope's
+    // generic failure for a missing results.json).
+    let dir = tempfile::tempdir().unwrap();
+    let upload = dir.path().join("submission");
+    write(&upload.join("v1/main.py"), model_source().as_bytes());
+    write(&upload.join("v2/main.py"), model_source().as_bytes());
+    write(&upload.join("notes/todo.md"), b"todo");
+    let results = dir.path().join("results.json");
+    let out = grade(
+        &upload,
+        &dir.path().join("work"),
+        &["--gradescope", results.to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&fs::read(&results).unwrap()).unwrap();
+    assert_eq!(doc["score"], 0.0);
+    assert!(doc["max_score"].as_f64().unwrap() > 0.0, "{doc}");
+    let output = doc["output"].as_str().unwrap();
+    assert!(
+        output.starts_with("Your submission could not be graded: ")
+            && output.contains("2 folders hold a submission (v1/main.py, v2/main.py)")
+            && output.contains("upload exactly one main.py"),
+        "{output}"
+    );
+}
+
+#[test]
 fn two_reports_into_one_file_is_a_usage_error() {
     let root = tempfile::tempdir().unwrap();
     write(&root.path().join("s/main.py"), model_source().as_bytes());

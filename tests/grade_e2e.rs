@@ -5,9 +5,7 @@
 mod support;
 
 use autograder::record::format::{CaseOutcome, Recording, RECORDING_FORMAT};
-use autograder::value::{tagged, Outcome};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,48 +13,9 @@ fn cases_dir() -> PathBuf {
     support::fixture_dir().join("cases")
 }
 
-/// A recording of what a correct solution does on every fixture case,
-/// computed from the reference core.
+/// A recording of what a correct solution does on every fixture case.
 fn perfect_recording(id: &str) -> Recording {
-    let corpus = support::corpus();
-    let expected = support::expected(&corpus);
-    let outcomes: BTreeMap<String, CaseOutcome> = corpus
-        .cases
-        .iter()
-        .zip(&expected)
-        .map(|(case, want)| {
-            let outcome = match want {
-                Outcome::Returns(v) => CaseOutcome::Returned {
-                    value: tagged::encode(v),
-                    shares_with_args: false,
-                    args_changed: false,
-                },
-                Outcome::Raises(e) => CaseOutcome::Raised {
-                    class: e.name().into(),
-                    mro: vec![
-                        e.name().into(),
-                        "Exception".into(),
-                        "BaseException".into(),
-                        "object".into(),
-                    ],
-                    message: "no".into(),
-                },
-            };
-            (case.id.clone(), outcome)
-        })
-        .collect();
-    Recording {
-        format: RECORDING_FORMAT.into(),
-        submission: id.into(),
-        source_sha256: None,
-        corpus_fingerprint: corpus.fingerprint.clone(),
-        harness: "test".into(),
-        isolation: "none".into(),
-        python: None,
-        sandbox: None,
-        outcomes,
-        output: String::new(),
-    }
+    support::perfect_recording(&support::corpus(), id)
 }
 
 fn ship(root: &Path, id: &str, bytes: &[u8]) {
@@ -200,11 +159,18 @@ fn fail_under_sets_the_exit_code() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("half"));
     let out = grade(&subs, &work, &["--fail-under", "0", "--quiet"]);
     assert_eq!(out.status.code(), Some(0));
-    // Gradescope needs exactly one submission.
+    // Gradescope grades exactly one submission; given several, its
+    // results.json says so (the student sees that, not a generic failure).
     let gs = tmp.path().join("results.json");
     let out = grade(&subs, &work, &["--gradescope", gs.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!gs.exists());
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&gs).unwrap()).unwrap();
+    let output = v["output"].as_str().unwrap();
+    assert!(
+        output
+            .contains("2 folders hold a submission (half/recording.json, perfect/recording.json)"),
+        "{output}"
+    );
     let out = grade(
         &subs.join("half"),
         &work,
@@ -404,4 +370,65 @@ fn bundled_submissions_grade_identically_with_1_and_2_jobs() {
             "{name} differs between --jobs 1 and --jobs 2"
         );
     }
+}
+
+#[test]
+fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    for i in 0..27 {
+        let mut rec = perfect_recording(&format!("s{i:02}"));
+        rec.outcomes.insert(
+            "order_tool_results/empty".into(),
+            CaseOutcome::Timeout { seconds: 2.0 },
+        );
+        ship_recording(&subs, &rec);
+    }
+    let work = tmp.path().join("work");
+    let sections = |out: &Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.ends_with("cases failed"))
+            .count()
+    };
+    let out = grade(&subs, &work, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(sections(&out), 25, "{stdout}");
+    // The cap's note, then the footer saying where the recordings came from.
+    assert!(
+        stdout.ends_with(
+            "\n… 2 more submissions with failures: see --html or --json\n\nsandbox: none\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(sections(&grade(&subs, &work, &["--all-failures"])), 27);
+    let out = grade(&subs, &work, &["--summary-only"]);
+    assert_eq!(sections(&out), 0);
+    // The table (header and 27 rows), a blank line and the footer.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1 + 27 + 2);
+}
+
+#[test]
+fn clicolor_force_colours_a_pipe_and_no_color_wins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    ship_recording(&subs, &perfect_recording("perfect"));
+    let work = tmp.path().join("work");
+    let run = |force: &str, no_color: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
+            .args(["grade", "--summary-only", "--work-dir"])
+            .arg(&work)
+            .arg("--cases")
+            .arg(cases_dir())
+            .arg(&subs)
+            .env("CLICOLOR_FORCE", force)
+            .env("NO_COLOR", no_color)
+            .env("TERM", "dumb")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).contains('\x1b')
+    };
+    assert!(run("1", ""));
+    assert!(!run("0", ""));
+    assert!(!run("1", "1"));
 }

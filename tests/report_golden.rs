@@ -7,7 +7,7 @@ mod support;
 
 use autograder::grade::{self, Audience, GradeRun};
 use autograder::report;
-use autograder::report::gradescope::HiddenVisibility;
+use autograder::report::gradescope::{HiddenVisibility, Options, Tests};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -125,6 +125,7 @@ fn junit_golden_parses_with_unique_cases() {
     let run = support::run();
     let xml = report::junit::render(&run).unwrap();
     support::check_golden("junit.xml", &xml);
+    support::assert_valid_junit(&xml);
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -132,6 +133,30 @@ fn junit_golden_parses_with_unique_cases() {
         .children()
         .filter(|n| n.has_tag_name("testsuite"))
         .collect();
+    // Every suite and the whole report have a time (readers that sum
+    // missing times show NaN): the recorded times, added up.
+    assert_eq!(root.attribute("time"), Some("2.000"));
+    for suite in &suites {
+        let time = suite.attribute("time").expect("a testsuite time");
+        let sum: f64 = suite
+            .children()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|c| c.attribute("time").unwrap().parse::<f64>().unwrap())
+            .sum();
+        assert_eq!(time, format!("{sum:.3}"));
+    }
+    // A submission that was not graded says why in the error's body too
+    // (GitLab shows the body, not the message).
+    let error = root
+        .descendants()
+        .find(|n| n.has_tag_name("error"))
+        .unwrap();
+    let message = error.attribute("message").unwrap();
+    assert!(
+        message.starts_with("submission not gradable: "),
+        "{message}"
+    );
+    assert_eq!(error.text(), Some(message));
     // 4 graded submissions × 3 checkpoints + 1 suite for the broken one.
     assert_eq!(suites.len(), 4 * 3 + 1);
     assert!(suites
@@ -185,15 +210,120 @@ fn junit_golden_parses_with_unique_cases() {
 }
 
 #[test]
+fn junit_validates_for_every_kind_of_run() {
+    let run = support::run();
+    support::assert_valid_junit(
+        &report::junit::render(&run.for_audience(Audience::Student)).unwrap(),
+    );
+    // A partial run, and ids and reasons holding markup, quotes and
+    // characters XML cannot carry.
+    let mut odd = run.clone();
+    odd.shards = Some(grade::Shards {
+        held: vec![1, 3],
+        of: 3,
+        submissions: 9,
+    });
+    for s in &mut odd.submissions {
+        s.id = format!("{}<&\"'\u{1b}]0;x\u{7}\u{ffff}", s.id);
+        if let Some(e) = &mut s.error {
+            e.push_str(" <b>\u{0}\u{8}");
+        }
+        for case in s.checkpoints.iter_mut().flat_map(|c| c.cases.iter_mut()) {
+            if let Some(f) = &mut case.failure {
+                f.reason.push_str(" \u{1}]]>&amp;");
+            }
+        }
+    }
+    let xml = report::junit::render(&odd).unwrap();
+    support::assert_valid_junit(&xml);
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    assert_eq!(
+        doc.root_element().attribute("name"),
+        Some("autograder (partial: shards 1, 3 of 3 (6 of 9 submissions))")
+    );
+    assert!(doc.descendants().any(|n| n.attribute("name")
+        == Some("mixed<&\"'\u{fffd}]0;x\u{fffd}\u{fffd}/parse_contract_json")));
+}
+
+#[test]
 fn markdown_golden() {
     let run = support::run();
     support::check_golden("summary.md", &report::markdown::render(&run));
 }
 
+/// Gradescope with one test per case.
+fn per_case(hidden: HiddenVisibility) -> Options {
+    Options {
+        hidden,
+        tests: Tests::Case,
+    }
+}
+
+#[test]
+fn gradescope_tests_are_checkpoints_by_default() {
+    let text = report::gradescope::render(&only("partial"), Options::default()).unwrap();
+    support::check_golden("gradescope-partial-checkpoints.json", &text);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let tests = v["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "parse_contract_json",
+            "validate_tool_call",
+            "order_tool_results",
+            report::gradescope::ENVIRONMENT_TEST,
+        ]
+    );
+    let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert_eq!(score, v["score"].as_f64().unwrap());
+    assert_eq!(max, v["max_score"].as_f64().unwrap());
+    // The first failures of the checkpoint, the visible ones in full; the
+    // hidden ones counted, never shown.
+    let parse = tests[0]["output"].as_str().unwrap();
+    assert!(parse.starts_with("3 of 3 cases failed\n"), "{parse}");
+    assert!(parse.contains("call:     parse_contract_json("), "{parse}");
+    assert!(parse.contains("1 hidden case failed"), "{parse}");
+    assert!(!parse.contains("NaN"), "{parse}");
+}
+
+#[test]
+fn gradescope_says_an_import_error_once_at_the_top() {
+    let run = only("syntax-error");
+    let reason = autograder::report::common_reason(&run.submissions[0])
+        .expect("every case fails with the import error")
+        .to_string();
+    for tests in [Tests::Checkpoint, Tests::Case] {
+        let options = Options {
+            tests,
+            ..Options::default()
+        };
+        let text = report::gradescope::render(&run, options).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let top = v["output"].as_str().unwrap();
+        assert!(
+            top.starts_with(&format!("0 of 4 points.\n\nEvery case failed: {reason}\n")),
+            "{top}"
+        );
+        // Said once in the whole file: the tests only point at it.
+        assert_eq!(
+            text.matches(&serde_json::to_string(&reason).unwrap()[1..reason.len() - 1])
+                .count(),
+            1,
+            "{tests:?}: {text}"
+        );
+        for t in v["tests"].as_array().unwrap() {
+            let out = t["output"].as_str().unwrap();
+            assert!(out.len() < 80, "{tests:?}: {out}");
+        }
+    }
+}
+
 #[test]
 fn gradescope_golden_and_fields() {
     let run = only("partial");
-    let text = report::gradescope::render(&run, HiddenVisibility::Hidden).unwrap();
+    let text = report::gradescope::render(&run, per_case(HiddenVisibility::Hidden)).unwrap();
     support::check_golden("gradescope-partial.json", &text);
     let v: Value = serde_json::from_str(&text).unwrap();
     for key in [
@@ -258,7 +388,8 @@ fn gradescope_golden_and_fields() {
 #[test]
 fn gradescope_hidden_cases_can_show_after_publishing() {
     let text =
-        report::gradescope::render(&only("partial"), HiddenVisibility::AfterPublished).unwrap();
+        report::gradescope::render(&only("partial"), per_case(HiddenVisibility::AfterPublished))
+            .unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     let tests = v["tests"].as_array().unwrap();
     let t = tests
@@ -279,7 +410,7 @@ fn gradescope_hidden_cases_can_show_after_publishing() {
 
 #[test]
 fn gradescope_reports_an_error_and_refuses_several_submissions() {
-    let text = report::gradescope::render(&only("broken"), HiddenVisibility::Hidden).unwrap();
+    let text = report::gradescope::render(&only("broken"), Options::default()).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["score"], 0.0);
     assert_eq!(v["max_score"], 4.0);
@@ -287,7 +418,7 @@ fn gradescope_reports_an_error_and_refuses_several_submissions() {
         .as_str()
         .unwrap()
         .starts_with("Your submission could not be graded: "));
-    assert!(report::gradescope::render(&support::run(), HiddenVisibility::Hidden).is_err());
+    assert!(report::gradescope::render(&support::run(), Options::default()).is_err());
 }
 
 #[test]

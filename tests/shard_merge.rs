@@ -193,7 +193,7 @@ fn shards_partition_the_submissions() {
     // More shards than submissions: the extra shards are empty, not errors.
     ok(&s.grade("empty", &["--shard", "12/12"]));
     assert!(ids(&s.read("empty.json")).is_empty());
-    ok(&s.merge("merged", &["p1", "p2", "p3", "p4", "empty"], &[]));
+    ok(&s.merge("merged", &["p1", "p2", "p3", "p4"], &[]));
     same_reports(&s, "single", "merged");
 }
 
@@ -276,4 +276,124 @@ fn json_reads_back_into_the_same_run() {
         let back = report::read::parse(&report::json::render(&view)).unwrap();
         assert_eq!(back, view);
     }
+}
+
+/// The text of every report `merge`/`grade` wrote as `<prefix>.*`.
+fn report_texts(s: &Setup, prefix: &str) -> Vec<(String, String)> {
+    FORMATS
+        .iter()
+        .map(|(_, ext)| {
+            let name = format!("{prefix}.{ext}");
+            let text = String::from_utf8(s.read(&name)).unwrap();
+            (name, text)
+        })
+        .collect()
+}
+
+#[test]
+fn merge_refuses_a_missing_shard_unless_told_and_then_says_partial() {
+    let s = Setup::new();
+    for k in 1..=3 {
+        ok(&s.grade(&format!("t{k}"), &["--shard", &format!("{k}/3")]));
+    }
+    // A shard's own reports say what they hold (10 submissions: 4, 3, 3).
+    let v: Value = serde_json::from_slice(&s.read("t2.json")).unwrap();
+    assert_eq!(
+        v["shards"],
+        serde_json::json!({"held": [2], "of": 3, "submissions": 10})
+    );
+    for (name, text) in report_texts(&s, "t2") {
+        if !name.ends_with(".csv") && !name.ends_with(".json") {
+            assert!(
+                text.contains("partial: shard 2 of 3 (3 of 10 submissions)"),
+                "{name}:\n{text}"
+            );
+        }
+    }
+
+    // 2 of 3 shards: refused, naming what is missing, nothing written.
+    merge_fails(&s, &["t1", "t3"], "shard 2 of 3 is missing");
+    merge_fails(&s, &["t3"], "shards 1, 2 of 3 are missing");
+    let out = s.merge("bad", &["t1", "t3"], &[]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hold 7 of the run's 10 submissions"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // --allow-partial: written, and every report says so.
+    let out = s.merge("partial", &["t3", "t1"], &["--allow-partial"]);
+    ok(&out);
+    let note = "partial: shards 1, 3 of 3 (7 of 10 submissions)";
+    for (name, text) in report_texts(&s, "partial") {
+        if name.ends_with(".csv") {
+            // A gradebook has no room for a note; it lists what it has.
+            assert_eq!(text.lines().count(), 1 + 7, "{text}");
+        } else if name.ends_with(".json") {
+            // Said in a field (below).
+        } else {
+            assert!(text.contains(note), "{name}:\n{text}");
+        }
+    }
+    support::assert_valid_junit(&String::from_utf8(s.read("partial.xml")).unwrap());
+    let v: Value = serde_json::from_slice(&s.read("partial.json")).unwrap();
+    assert_eq!(ids(&s.read("partial.json")).len(), 7);
+    assert_eq!(
+        v["shards"],
+        serde_json::json!({"held": [1, 3], "of": 3, "submissions": 10})
+    );
+    let out = autograder(&[
+        "merge",
+        &s.path("t1.json"),
+        &s.path("t3.json"),
+        "--allow-partial",
+    ]);
+    ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(note));
+
+    // The partial merge and the missing shard make the whole run.
+    ok(&s.grade("single", &[]));
+    ok(&s.merge("whole", &["partial", "t2"], &[]));
+    same_reports(&s, "single", "whole");
+}
+
+#[test]
+fn merge_refuses_shards_that_do_not_make_one_run() {
+    let s = Setup::new();
+    ok(&s.grade("h1", &["--shard", "1/2"]));
+    ok(&s.grade("t2", &["--shard", "2/3"]));
+    ok(&s.grade("single", &[]));
+    merge_fails(&s, &["h1", "t2"], "not shards of one run");
+    merge_fails(&s, &["single", "h1"], "not shards of one run");
+    // Two whole runs are the same slice twice.
+    merge_fails(&s, &["single", "single"], "is in both");
+
+    // A shard report that lost a submission.
+    let mut v: Value = serde_json::from_slice(&s.read("h1.json")).unwrap();
+    v["submissions"].as_array_mut().unwrap().pop();
+    write_json(&s, "short", &v);
+    ok(&s.grade("h2", &["--shard", "2/2"]));
+    merge_fails(
+        &s,
+        &["short", "h2"],
+        "holds 4 submissions, but shard 1 of 2 of a run of 10 holds 5",
+    );
+
+    // Shards of runs over different folders.
+    let mut v: Value = serde_json::from_slice(&s.read("h2.json")).unwrap();
+    v["shards"]["submissions"] = 12.into();
+    write_json(&s, "elsewhere", &v);
+    merge_fails(&s, &["h1", "elsewhere"], "not shards of one run");
+}
+
+#[test]
+fn a_partial_run_reads_back_with_its_shards() {
+    let mut run = support::run();
+    run.shards = Some(autograder::grade::Shards {
+        held: vec![2],
+        of: 3,
+        submissions: 14,
+    });
+    let back = report::read::parse(&report::json::render(&run)).unwrap();
+    assert_eq!(back, run);
 }

@@ -146,6 +146,16 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
         }
         rows.push((cp.id.clone(), n, pinned, hidden));
     }
+    let overlaps = corpus::overlap::find(&corpus);
+    for d in &overlaps.duplicates {
+        problems.push(format!(
+            "{}: makes the same call as case {} ({}:{})",
+            location(d.case),
+            d.first.id,
+            d.first.file.display(),
+            d.first.line
+        ));
+    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -159,6 +169,16 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
     }
     writeln!(out, "{:<24} {tn:>6} {tp:>7} {th:>7}", "total")?;
     warn_empty_checkpoints(&corpus);
+    for e in &overlaps.exposed {
+        eprintln!(
+            "warning: {}: hidden, but visible case {} ({}:{}) passes the same arguments: \
+             student reports print its call, and so this input",
+            location(e.hidden),
+            e.visible.id,
+            e.visible.file.display(),
+            e.visible.line
+        );
+    }
     if problems.is_empty() {
         writeln!(
             out,

@@ -55,8 +55,12 @@ struct Options {
     gradescope: Option<PathBuf>,
     /// Gradescope visibility of hidden cases: `hidden` (never shown; points
     /// count) or `after-published` (failure shown without input once published).
-    #[arg(long, value_name = "WHEN", default_value = "hidden")]
-    gradescope_hidden: GradescopeHiddenArg,
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t)]
+    gradescope_hidden: report::gradescope::HiddenVisibility,
+    /// Gradescope tests: `checkpoint` (one per checkpoint, with its points and
+    /// first failures) or `case` (one per case).
+    #[arg(long, value_name = "EACH", value_enum, default_value_t)]
+    gradescope_tests: report::gradescope::Tests,
     /// Grade only the K-th of N slices of the submissions (sorted by id,
     /// every N-th from the K-th); join the shards' --json with `merge`.
     #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
@@ -99,19 +103,31 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .build()
         .context("cannot start the worker threads")?;
 
-    let gradescope = args
-        .gradescope
-        .as_deref()
-        .map(|p| (p, args.gradescope_hidden.into()));
+    let gradescope = args.gradescope.as_deref().map(|p| {
+        let options = report::gradescope::Options {
+            hidden: args.gradescope_hidden,
+            tests: args.gradescope_tests,
+        };
+        (p, options)
+    });
     check_report_paths(&args.output, gradescope)?;
     let corpus = load_corpus(&args.cases)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     super::cases::warn_empty_checkpoints(&corpus);
-    let (submissions, not_a_submission) = submissions(&args)?;
+    let Chosen {
+        submissions,
+        not_a_submission,
+        whole_run,
+    } = submissions(&args)?;
     check_work_dir_for(&submissions, &args.work_dir)?;
     let recordings = record(&corpus, &args, &submissions)?;
-    let run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    let mut run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    run.shards = args.shard.map(|shard| grade::Shards {
+        held: vec![shard.k],
+        of: shard.n,
+        submissions: whole_run,
+    });
     let code = finish(&run, audience, &args.output, gradescope)?;
     if not_a_submission && code == EXIT_OK {
         // PATH was one would-be submission without a main.py: the reports say
@@ -124,22 +140,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(EXIT_BELOW_THRESHOLD);
     }
     Ok(code)
-}
-
-/// `--gradescope-hidden` values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub(super) enum GradescopeHiddenArg {
-    Hidden,
-    AfterPublished,
-}
-
-impl From<GradescopeHiddenArg> for report::gradescope::HiddenVisibility {
-    fn from(arg: GradescopeHiddenArg) -> Self {
-        match arg {
-            GradescopeHiddenArg::Hidden => Self::Hidden,
-            GradescopeHiddenArg::AfterPublished => Self::AfterPublished,
-        }
-    }
 }
 
 /// Refuses a corpus whose pins the reference core contradicts: grading would
@@ -162,11 +162,19 @@ fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Re
     Ok(())
 }
 
+/// The submissions a run grades, and what reports need to know about them.
+struct Chosen {
+    submissions: Vec<record::Submission>,
+    /// PATH held nothing gradable and stands as one ungradable submission
+    /// (so the run must not pass).
+    not_a_submission: bool,
+    /// How many submissions the whole run has, all shards together.
+    whole_run: usize,
+}
+
 /// The submissions under PATH this run grades (its shard, shipped recordings
-/// refused under `--main-py-only`, Gradescope's one upload); also says whether
-/// PATH held nothing gradable and stands as one ungradable submission (so the
-/// run must not pass).
-fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)> {
+/// refused under `--main-py-only`, Gradescope's one upload).
+fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     let mut submissions = record::discover(&args.path)?;
     let mut not_a_submission = false;
     if submissions.is_empty() {
@@ -179,6 +187,7 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
         submissions = vec![record::nothing_found(&args.path)];
         not_a_submission = args.gradescope.is_none();
     }
+    let whole_run = submissions.len();
     if let Some(shard) = args.shard {
         submissions.sort_by(|a, b| a.id.cmp(&b.id));
         submissions = submissions
@@ -201,17 +210,17 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
     if args.gradescope.is_some() && args.path.is_dir() && submissions.len() != 1 {
         // Gradescope shows the student results.json, not an error: grade the
         // one folder with a main.py among the upload's leftovers (a docs/
-        // folder), or say there what was uploaded instead of a main.py.
+        // folder), or say there what was uploaded instead of one main.py.
         let usable: Vec<_> = submissions
             .iter()
             .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
             .cloned()
             .collect();
-        match usable.len() {
-            0 => submissions = vec![record::nothing_found(&args.path)],
-            1 => submissions = usable,
-            _ => {}
-        }
+        submissions = match usable.len() {
+            0 => vec![record::nothing_found(&args.path)],
+            1 => usable,
+            _ => vec![record::several_found(&args.path, &usable)],
+        };
     }
     if args.gradescope.is_some() && submissions.len() != 1 {
         bail!(
@@ -220,7 +229,11 @@ fn submissions(args: &Options) -> anyhow::Result<(Vec<record::Submission>, bool)
             submissions.len()
         );
     }
-    Ok((submissions, not_a_submission))
+    Ok(Chosen {
+        submissions,
+        not_a_submission,
+        whole_run,
+    })
 }
 
 /// Each submission's id and its recording, or why it has none.

@@ -18,6 +18,10 @@ pub struct Args {
     /// cannot be merged for instructors (hidden inputs are not in them).
     #[arg(long, value_enum)]
     audience: Option<AudienceArg>,
+    /// Merge even when shards of the run are missing; every report then
+    /// says which shards it holds ("partial: shards 1, 3 of 3").
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -32,7 +36,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             .with_context(|| format!("cannot read {} as a grade report", path.display()))?;
         runs.push((path.display().to_string(), run));
     }
-    let run = report::merge::merge(runs).context("cannot merge these reports")?;
+    let run =
+        report::merge::merge(runs, args.allow_partial).context("cannot merge these reports")?;
     let audience = match args.audience {
         Some(a) => a.into(),
         None => run.audience,

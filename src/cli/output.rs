@@ -34,6 +34,13 @@ pub(super) struct OutputArgs {
     /// Print nothing on stdout (reports and errors are still written).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Print only the summary table, no failure details.
+    #[arg(long, conflicts_with = "all_failures")]
+    pub summary_only: bool,
+    /// Print the failure details of every submission (by default the first
+    /// 25 submissions with failures; the rest are in --html and --json).
+    #[arg(long)]
+    pub all_failures: bool,
 }
 
 /// `--audience`: who reads the output.
@@ -60,8 +67,9 @@ fn percentage(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `--gradescope FILE` with its `--gradescope-hidden` choice (only `grade` has them).
-pub(super) type GradescopeOutput<'a> = Option<(&'a Path, report::gradescope::HiddenVisibility)>;
+/// `--gradescope FILE` with its `--gradescope-hidden` and `--gradescope-tests`
+/// choices (only `grade` has them).
+pub(super) type GradescopeOutput<'a> = Option<(&'a Path, report::gradescope::Options)>;
 
 /// Writes the requested reports for `audience`, prints the summary, and
 /// applies `--fail-under`. Every report is rendered before any is written:
@@ -85,8 +93,8 @@ pub(super) fn finish(
     if let Some(p) = &args.junit {
         outputs.push((p, report::junit::render(&view)?));
     }
-    if let Some((p, hidden)) = gradescope {
-        outputs.push((p, report::gradescope::render(run, hidden)?));
+    if let Some((p, options)) = gradescope {
+        outputs.push((p, report::gradescope::render(run, options)?));
     }
     if let Some(p) = &args.markdown {
         outputs.push((p, report::markdown::render(&view)));
@@ -103,7 +111,16 @@ pub(super) fn finish(
         .collect();
 
     if !args.quiet {
-        let mut text = report::terminal::render(&view, report::terminal::want_color(), true);
+        use report::terminal::Details;
+        let details = if args.summary_only {
+            Details::None
+        } else if args.all_failures {
+            Details::All
+        } else {
+            Details::Capped
+        };
+        let mut text =
+            report::terminal::render_with(&view, report::terminal::want_color(), details);
         text.push_str(&report::terminal::footer(&view));
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error worth a non-zero exit.

@@ -4,6 +4,7 @@ mod course;
 pub mod export;
 mod fields;
 mod file;
+pub mod overlap;
 mod problems;
 pub mod tree;
 

@@ -9,8 +9,8 @@ mod run;
 pub mod verdict;
 
 pub use run::{
-    expected_outcomes, grade_recordings, Audience, CaseGrade, CaseInfo, CheckpointGrade,
-    CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, RecordingInfo, Status,
-    SubmissionGrade,
+    expected_outcomes, grade_recordings, hidden_reason, Audience, CaseGrade, CaseInfo,
+    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, RecordingInfo,
+    Shards, Status, SubmissionGrade,
 };
 pub use verdict::{judge, value_matches, Verdict};

@@ -48,6 +48,68 @@ pub struct GradeRun {
     /// The audience the failures are shown for (see [`GradeRun::for_audience`]).
     pub audience: Audience,
     pub submissions: Vec<SubmissionGrade>,
+    /// `Some` when the run holds only some shards of a whole run (`grade
+    /// --shard K/N`, or `merge --allow-partial`): every report says so.
+    pub shards: Option<Shards>,
+}
+
+/// Which `--shard K/N` slices of a whole run a run holds.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shards {
+    /// The K of every slice held, ascending.
+    pub held: Vec<usize>,
+    /// N: how many slices the whole run was cut into.
+    pub of: usize,
+    /// How many submissions the whole run has (all N slices together).
+    pub submissions: usize,
+}
+
+impl Shards {
+    /// How many submissions slice `k` of `of` holds when the whole run has
+    /// `total` (slice k holds the submissions whose 0-based index i, in id
+    /// order, has `i % of == k - 1`).
+    pub fn slice_len(k: usize, of: usize, total: usize) -> usize {
+        if k == 0 || of == 0 || k > total {
+            0
+        } else {
+            (total - k) / of + 1
+        }
+    }
+
+    /// How many submissions the held slices hold together.
+    pub fn held_submissions(&self) -> usize {
+        self.held
+            .iter()
+            .map(|&k| Self::slice_len(k, self.of, self.submissions))
+            .sum()
+    }
+
+    /// The slices not held, ascending.
+    pub fn missing(&self) -> Vec<usize> {
+        (1..=self.of).filter(|k| !self.held.contains(k)).collect()
+    }
+
+    /// `shards 1, 3 of 3` (`shard 2 of 3` for one).
+    pub fn note_held(&self) -> String {
+        let held: Vec<String> = self.held.iter().map(usize::to_string).collect();
+        format!(
+            "shard{} {} of {}",
+            if self.held.len() == 1 { "" } else { "s" },
+            held.join(", "),
+            self.of
+        )
+    }
+
+    /// `partial: shards 1, 3 of 3 (15 of 23 submissions)`: what every
+    /// report of a partial run says.
+    pub fn note(&self) -> String {
+        format!(
+            "partial: {} ({} of {} submissions)",
+            self.note_held(),
+            self.held_submissions(),
+            self.submissions
+        )
+    }
 }
 
 /// The corpus as reports describe it.
@@ -249,6 +311,7 @@ pub fn grade_recordings(
         corpus: info,
         audience: Audience::Instructor,
         submissions,
+        shards: None,
     }
 }
 
@@ -414,6 +477,11 @@ fn score_checkpoint(cp: &CheckpointInfo, cases: Vec<CaseGrade>) -> CheckpointGra
     }
 }
 
+/// What a student reads of a failed hidden case: its value-free reason.
+pub fn hidden_reason(brief: &str) -> String {
+    format!("a hidden case failed: {brief}")
+}
+
 impl GradeRun {
     /// The run as `audience` may see it: for students, a failed hidden case
     /// keeps only its id, tags and a value-free reason ("a hidden case
@@ -440,7 +508,7 @@ impl GradeRun {
                 .filter(|c| c.visibility == Visibility::Hidden)
             {
                 if let Some(f) = case.failure.as_mut() {
-                    f.reason = format!("a hidden case failed: {}", f.brief);
+                    f.reason = hidden_reason(&f.brief);
                     f.call = None;
                     f.expected = None;
                     f.got = None;

@@ -117,6 +117,34 @@ pub fn nothing_found(path: &Path) -> Submission {
     }
 }
 
+/// PATH as one unusable submission, for when [`discover`] finds several
+/// gradable folders there but the reader expects one (Gradescope: the
+/// student uploaded `v1/main.py` and `v2/main.py`): it says what was found
+/// and what to upload.
+pub fn several_found(path: &Path, found: &[Submission]) -> Submission {
+    let files: Vec<String> = found
+        .iter()
+        .filter_map(|s| match &s.source {
+            SubmissionSource::MainPy(_) => Some(format!("{}/main.py", s.id)),
+            SubmissionSource::Recording(_) => Some(format!("{}/recording.json", s.id)),
+            SubmissionSource::Unusable(_) => None,
+        })
+        .collect();
+    let shown = files.len().min(5);
+    let more = if files.len() > shown { ", …" } else { "" };
+    Submission {
+        id: single_id(path),
+        dir: path.to_path_buf(),
+        source: SubmissionSource::Unusable(format!(
+            "{}: {} folders hold a submission ({}{more}); upload exactly one main.py, \
+             at the top of the upload or in one folder",
+            path.display(),
+            files.len(),
+            files[..shown].join(", ")
+        )),
+    }
+}
+
 /// The id of a single submission given directly: its folder's name.
 fn single_id(path: &Path) -> String {
     std::fs::canonicalize(path)

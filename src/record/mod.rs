@@ -12,7 +12,7 @@ pub mod sandbox;
 mod store;
 mod worker;
 
-pub use discover::{discover, nothing_found, Submission, SubmissionSource};
+pub use discover::{discover, nothing_found, several_found, Submission, SubmissionSource};
 pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
@@ -567,9 +567,15 @@ fn progress_bar(opts: &RecordOptions, total: usize) -> Option<indicatif::Progres
     }
     let bar = indicatif::ProgressBar::new(total as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:30} {pos}/{len} submissions  {per_sec}  ETA {eta}",
+        "{bar:30} {pos}/{len} submissions  {rate}  ETA {eta}",
     ) {
-        bar.set_style(style);
+        // indicatif's own {per_sec} prints "26.0568/s".
+        bar.set_style(style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", state.per_sec());
+            },
+        ));
     }
     Some(bar)
 }

@@ -1,7 +1,9 @@
 //! `--csv`: a gradebook, one row per submission: `id`, `status`, the points of
 //! each checkpoint (course order), `total`, `max`.
+//! Numbers are exact (every digit of the JSON report's float), so the
+//! checkpoint cells add up to `total` and a score below `max` never reads as it.
 
-use super::fmt_points;
+use super::fmt_exact;
 use crate::grade::{GradeRun, Status};
 
 /// The gradebook as CSV text.
@@ -17,11 +19,11 @@ pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
     for s in &run.submissions {
         let mut row = vec![s.id.clone(), s.status.name().to_string()];
         row.extend(s.checkpoints.iter().map(|c| match s.status {
-            Status::Graded => fmt_points(c.points),
+            Status::Graded => fmt_exact(c.points),
             Status::Error => String::new(),
         }));
-        row.push(fmt_points(s.points));
-        row.push(fmt_points(s.max_points));
+        row.push(fmt_exact(s.points));
+        row.push(fmt_exact(s.max_points));
         w.write_record(&row)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;

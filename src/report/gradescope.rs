@@ -8,10 +8,17 @@
 //! it failed (never its input); others are `visible`.
 //! `execution_time` is 0: recordings carry no timings, and a constant keeps
 //! the file reproducible.
+//!
+//! By default (`--gradescope-tests checkpoint`) each checkpoint is one test
+//! worth its points, whose output lists its first failed visible cases and
+//! counts the hidden ones; `case` gives one test per case instead. A reason
+//! every case failed with (main.py did not import) is said once, at the top.
 
-use super::{failure_details, fmt_points, terminal};
+use super::{
+    case_label, common_reason, failure_details, fmt_points, fmt_score, terminal, FIRST_FAILURES,
+};
 use crate::corpus::Visibility;
-use crate::grade::{Audience, GradeRun, Status};
+use crate::grade::{Audience, CheckpointGrade, GradeRun, Status};
 use serde_json::{json, Value};
 
 /// The name of the instructors-only test (Gradescope shows `hidden` tests to
@@ -19,10 +26,11 @@ use serde_json::{json, Value};
 /// submission; `extra_data` carries the same.
 pub const ENVIRONMENT_TEST: &str = "Grading environment (instructors only)";
 
-/// The Gradescope visibility given to the corpus's hidden cases.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The Gradescope visibility given to the corpus's hidden cases
+/// (`--gradescope-hidden`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum HiddenVisibility {
-    /// Never shown to students (Gradescope's `hidden`).
+    /// Never shown to students (Gradescope's `hidden`); their points count.
     #[default]
     Hidden,
     /// Shown, without input, once grades are published.
@@ -39,6 +47,23 @@ impl HiddenVisibility {
     }
 }
 
+/// What one Gradescope test is (`--gradescope-tests`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tests {
+    /// One test per checkpoint, with its points and its first failures.
+    #[default]
+    Checkpoint,
+    /// One test per case, worth its share of its checkpoint's points.
+    Case,
+}
+
+/// How the Gradescope report is laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub hidden: HiddenVisibility,
+    pub tests: Tests,
+}
+
 /// Why a Gradescope report cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum GradescopeError {
@@ -47,44 +72,55 @@ pub enum GradescopeError {
 }
 
 /// `results.json` text for the run's only submission.
-pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, GradescopeError> {
+pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeError> {
     if run.submissions.len() != 1 {
         return Err(GradescopeError::NotOne(run.submissions.len()));
     }
     let env = super::Environment::of(run);
     let run = run.view(Audience::Student);
     let s = &run.submissions[0];
+    // A reason every case failed with (main.py did not import) is said once,
+    // at the top; the tests then only name it.
+    let common = common_reason(s);
     let mut tests = Vec::new();
     if s.status == Status::Graded {
         for (ci, cp) in s.checkpoints.iter().enumerate() {
-            for (ki, case) in cp.cases.iter().enumerate() {
-                // A case is worth its share of the checkpoint's points.
-                let max = if cp.weight_total == 0 {
-                    0.0
-                } else {
-                    cp.max_points * f64::from(case.weight) / cp.weight_total as f64
-                };
-                let output = match &case.failure {
-                    None => "passed".to_string(),
-                    Some(f) => {
-                        let mut lines = vec![f.reason.clone()];
-                        lines.extend(failure_details(f));
-                        lines.join("\n")
+            match options.tests {
+                Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, common.is_some())),
+                Tests::Case => {
+                    for (ki, case) in cp.cases.iter().enumerate() {
+                        // A case is worth its share of the checkpoint's points.
+                        let max = if cp.weight_total == 0 {
+                            0.0
+                        } else {
+                            cp.max_points * f64::from(case.weight) / cp.weight_total as f64
+                        };
+                        let output = match &case.failure {
+                            None => "passed".to_string(),
+                            Some(_) if common.is_some() => {
+                                "failed for the reason at the top of the page".to_string()
+                            }
+                            Some(f) => {
+                                let mut lines = vec![f.reason.clone()];
+                                lines.extend(failure_details(f));
+                                lines.join("\n")
+                            }
+                        };
+                        tests.push(json!({
+                            "name": case.id,
+                            "number": format!("{}.{}", ci + 1, ki + 1),
+                            "score": if case.passed { max } else { 0.0 },
+                            "max_score": max,
+                            "status": if case.passed { "passed" } else { "failed" },
+                            "output": output,
+                            "tags": case.tags,
+                            "visibility": match case.visibility {
+                                Visibility::Visible => "visible",
+                                Visibility::Hidden => options.hidden.as_str(),
+                            },
+                        }));
                     }
-                };
-                tests.push(json!({
-                    "name": case.id,
-                    "number": format!("{}.{}", ci + 1, ki + 1),
-                    "score": if case.passed { max } else { 0.0 },
-                    "max_score": max,
-                    "status": if case.passed { "passed" } else { "failed" },
-                    "output": output,
-                    "tags": case.tags,
-                    "visibility": match case.visibility {
-                        Visibility::Visible => "visible",
-                        Visibility::Hidden => hidden.as_str(),
-                    },
-                }));
+                }
             }
         }
     }
@@ -101,12 +137,13 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
             "visibility": "hidden",
         }));
     }
-    let output = match &s.error {
-        Some(e) => format!("Your submission could not be graded: {e}"),
-        None => format!(
-            "{} of {} points.\n\n{}",
-            fmt_points(s.points),
+    let output = match (&s.error, common) {
+        (Some(e), _) => format!("Your submission could not be graded: {e}"),
+        (None, common) => format!(
+            "{} of {} points.\n\n{}{}",
+            fmt_score(s.points, s.max_points),
             fmt_points(s.max_points),
+            common.map_or(String::new(), |r| format!("Every case failed: {r}\n\n")),
             terminal::render(&run, false, false)
         ),
     };
@@ -127,4 +164,53 @@ pub fn render(run: &GradeRun, hidden: HiddenVisibility) -> Result<String, Grades
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
     Ok(text)
+}
+
+/// One checkpoint as one test: its points, and its first failures (as the
+/// student may see them) in the output.
+fn checkpoint_test(index: usize, cp: &CheckpointGrade, common: bool) -> Value {
+    let failed: Vec<_> = cp.failures().collect();
+    let (shown, hidden): (Vec<_>, Vec<_>) = failed
+        .iter()
+        .partition(|(case, _)| case.visibility == Visibility::Visible);
+    let mut lines = Vec::new();
+    if failed.is_empty() {
+        lines.push(format!("all {} cases passed", cp.cases_total));
+    } else {
+        lines.push(format!(
+            "{} of {} cases failed",
+            failed.len(),
+            cp.cases_total
+        ));
+        if common {
+            lines.push("(every case failed for the reason at the top of the page)".into());
+        } else {
+            for (case, f) in shown.iter().take(FIRST_FAILURES) {
+                lines.push(String::new());
+                lines.push(format!("✗ {}: {}", case_label(case), f.reason));
+                lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
+            }
+            if shown.len() > FIRST_FAILURES {
+                lines.push(String::new());
+                lines.push(format!("… and {} more", shown.len() - FIRST_FAILURES));
+            }
+            if !hidden.is_empty() {
+                lines.push(String::new());
+                lines.push(format!(
+                    "{} hidden case{} failed (hidden cases show no input)",
+                    hidden.len(),
+                    if hidden.len() == 1 { "" } else { "s" }
+                ));
+            }
+        }
+    }
+    json!({
+        "name": cp.id,
+        "number": format!("{}", index + 1),
+        "score": cp.points,
+        "max_score": cp.max_points,
+        "status": if cp.passed { "passed" } else { "failed" },
+        "output": lines.join("\n"),
+        "visibility": "visible",
+    })
 }

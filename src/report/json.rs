@@ -17,7 +17,7 @@ pub fn render(run: &GradeRun) -> String {
 
 /// The report as a JSON value.
 pub fn to_value(run: &GradeRun) -> Value {
-    json!({
+    let mut doc = json!({
         "schema": SCHEMA,
         "audience": run.audience.name(),
         "corpus": {
@@ -45,7 +45,12 @@ pub fn to_value(run: &GradeRun) -> Value {
             "summary": e.line(),
         })),
         "submissions": run.submissions.iter().map(submission).collect::<Vec<_>>(),
-    })
+    });
+    // Only a partial run (a shard) has it: a whole run's report is unchanged.
+    if let (Some(shards), Some(doc)) = (&run.shards, doc.as_object_mut()) {
+        doc.insert("shards".into(), json!(shards));
+    }
+    doc
 }
 
 fn submission(s: &SubmissionGrade) -> Value {

@@ -26,6 +26,9 @@ pub fn render(run: &GradeRun) -> String {
     if let Some(env) = super::Environment::of(run) {
         let _ = writeln!(out, "{}\n", cell(&env.line()));
     }
+    if let Some(shards) = &run.shards {
+        let _ = writeln!(out, "**{}**\n", shards.note());
+    }
     let _ = write!(out, "| submission |");
     for cp in &run.corpus.checkpoints {
         let _ = write!(out, " {} |", cell(&cp.id));
@@ -86,12 +89,22 @@ pub fn render(run: &GradeRun) -> String {
     out
 }
 
-/// Text safe inside a table cell.
+/// Text safe inside a table cell or a heading: read literally, never as
+/// emphasis, code, a link or HTML (`a_b_c` and `*x*` stay as written).
 fn cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A fenced code block whose fence is longer than any backtick run inside.
@@ -104,6 +117,16 @@ fn fenced(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_are_never_emphasis() {
+        assert_eq!(cell("a_b_c"), "a\\_b\\_c");
+        assert_eq!(
+            cell("*x* `y` [z](u) ~~s~~"),
+            "\\*x\\* \\`y\\` \\[z\\](u) \\~\\~s\\~\\~"
+        );
+        assert_eq!(cell("a|b\\<i>\n"), "a\\|b\\\\&lt;i> ");
+    }
 
     #[test]
     fn fence_outgrows_backticks() {

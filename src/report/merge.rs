@@ -1,7 +1,7 @@
 //! Joining shard runs (`grade --shard K/N`, read back from their JSON
 //! reports) into the run a single `grade` would have produced.
 
-use crate::grade::GradeRun;
+use crate::grade::{GradeRun, Shards};
 use std::collections::BTreeMap;
 
 /// Why shard runs cannot be joined.
@@ -27,13 +27,88 @@ pub enum MergeError {
     },
     #[error("submission {id:?} is in both {a} and {b}")]
     Overlap { id: String, a: String, b: String },
+    #[error("{shard} is {found}, {first} is {expected}: they are not shards of one run")]
+    Slicing {
+        shard: String,
+        first: String,
+        found: String,
+        expected: String,
+    },
+    #[error("shard {k} of {of} is in both {a} and {b}")]
+    SameShard {
+        k: usize,
+        of: usize,
+        a: String,
+        b: String,
+    },
+    #[error("{shard} holds {found} submissions, but {slice} of a run of {total} holds {expected}")]
+    ShardSize {
+        shard: String,
+        slice: String,
+        total: usize,
+        found: usize,
+        expected: usize,
+    },
+    #[error("{} missing: these reports hold {held} of the run's {total} submissions \
+             (merge every shard, or pass --allow-partial for reports marked partial)",
+            missing_shards(.missing, *.of))]
+    Missing {
+        missing: Vec<usize>,
+        of: usize,
+        held: usize,
+        total: usize,
+    },
+}
+
+/// `shard 2 of 3 is` / `shards 2, 4 of 4 are`.
+fn missing_shards(missing: &[usize], of: usize) -> String {
+    let ks: Vec<String> = missing.iter().map(usize::to_string).collect();
+    if missing.len() == 1 {
+        format!("shard {} of {of} is", ks.join(", "))
+    } else {
+        format!("shards {} of {of} are", ks.join(", "))
+    }
+}
+
+/// The slices a run holds: a run without `shards` is a whole run (slice 1 of 1).
+fn slices(run: &GradeRun) -> Shards {
+    run.shards.clone().unwrap_or(Shards {
+        held: vec![1],
+        of: 1,
+        submissions: run.submissions.len(),
+    })
+}
+
+/// How a run was sliced, in words for errors.
+fn slicing(s: &Shards) -> String {
+    if s.of == 1 {
+        format!("a whole run of {} submissions", s.submissions)
+    } else {
+        format!(
+            "a shard of {} of a run of {} submissions",
+            s.of, s.submissions
+        )
+    }
 }
 
 /// Joins named shard runs: same corpus, same audience, disjoint
-/// submissions. The result is sorted by submission id, as a single run is.
-pub fn merge(shards: Vec<(String, GradeRun)>) -> Result<GradeRun, MergeError> {
+/// submissions, each shard as large as its slice of the whole run, and
+/// every slice of the whole run present, unless `allow_partial` (then the
+/// result says which shards it holds). The result is sorted by submission
+/// id, as a single run is.
+pub fn merge(shards: Vec<(String, GradeRun)>, allow_partial: bool) -> Result<GradeRun, MergeError> {
     let mut shards = shards.into_iter();
     let (first_name, mut merged) = shards.next().ok_or(MergeError::Empty)?;
+    let first_slices = slices(&merged);
+    let mut slice_owner: BTreeMap<usize, String> = BTreeMap::new();
+    check_slices(
+        &first_name,
+        &merged,
+        &first_slices,
+        &first_slices,
+        &first_name,
+        &mut slice_owner,
+    )?;
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     for s in &merged.submissions {
         if let Some(a) = owner.insert(s.id.clone(), first_name.clone()) {
@@ -67,6 +142,14 @@ pub fn merge(shards: Vec<(String, GradeRun)>) -> Result<GradeRun, MergeError> {
                 expected: merged.audience.name(),
             });
         }
+        check_slices(
+            &name,
+            &run,
+            &slices(&run),
+            &first_slices,
+            &first_name,
+            &mut slice_owner,
+        )?;
         for s in run.submissions {
             if let Some(a) = owner.insert(s.id.clone(), name.clone()) {
                 return Err(MergeError::Overlap {
@@ -79,5 +162,63 @@ pub fn merge(shards: Vec<(String, GradeRun)>) -> Result<GradeRun, MergeError> {
         }
     }
     merged.submissions.sort_by(|a, b| a.id.cmp(&b.id));
+    let held = Shards {
+        held: slice_owner.into_keys().collect(),
+        ..first_slices
+    };
+    merged.shards = if held.missing().is_empty() {
+        None
+    } else if allow_partial {
+        Some(held)
+    } else {
+        return Err(MergeError::Missing {
+            missing: held.missing(),
+            of: held.of,
+            held: held.held_submissions(),
+            total: held.submissions,
+        });
+    };
     Ok(merged)
+}
+
+/// Checks that `run` (named `name`, holding `slices`) is cut as the first
+/// shard is, holds as many submissions as its slices do, and repeats no
+/// slice already seen (recorded in `owner`).
+fn check_slices(
+    name: &str,
+    run: &GradeRun,
+    slices: &Shards,
+    first: &Shards,
+    first_name: &str,
+    owner: &mut BTreeMap<usize, String>,
+) -> Result<(), MergeError> {
+    if (slices.of, slices.submissions) != (first.of, first.submissions) {
+        return Err(MergeError::Slicing {
+            shard: name.to_string(),
+            first: first_name.to_string(),
+            found: slicing(slices),
+            expected: slicing(first),
+        });
+    }
+    let expected = slices.held_submissions();
+    if run.submissions.len() != expected || slices.held.iter().any(|&k| k == 0 || k > slices.of) {
+        return Err(MergeError::ShardSize {
+            shard: name.to_string(),
+            slice: slices.note_held(),
+            total: slices.submissions,
+            found: run.submissions.len(),
+            expected,
+        });
+    }
+    for &k in &slices.held {
+        if let Some(a) = owner.insert(k, name.to_string()) {
+            return Err(MergeError::SameShard {
+                k,
+                of: slices.of,
+                a,
+                b: name.to_string(),
+            });
+        }
+    }
+    Ok(())
 }

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod merge;
 pub mod read;
 pub mod terminal;
+pub mod text;
 
 use crate::grade::{CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
 use std::io::Write;
@@ -118,21 +119,63 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 }
 
 /// A number of points for people: at most two decimals, no trailing zeros
-/// (`1`, `0.5`, `0.33`).
+/// (`1`, `0.5`, `0.33`). For a score, use [`fmt_score`], which never shows a
+/// shortfall as the maximum.
 pub fn fmt_points(x: f64) -> String {
-    let r = (x * 100.0).round() / 100.0;
-    let s = format!("{r:.2}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
+    trim_decimals(format!("{x:.2}"))
+}
+
+/// Points out of `max` for people: [`fmt_points`], with as many more decimals
+/// as it takes to keep a score strictly between 0 and `max` from printing as
+/// either bound (`5.996` of 6, never `6`; `0.004`, never `0`).
+pub fn fmt_score(x: f64, max: f64) -> String {
+    fmt_within(x, max, 2)
+}
+
+/// A percentage for people: whole, unless rounding would show a score below
+/// 100 % as 100 % (or above 0 % as 0 %): then as many decimals as it takes
+/// (`99.6%`, `99.96%`). Never rounds up to the maximum.
+pub fn fmt_percent(x: f64) -> String {
+    format!("{}%", fmt_within(x, 100.0, 0))
+}
+
+/// A number exactly as its `f64` (the shortest text that reads back as the
+/// same number, no exponent): for files whose readers add numbers up, so
+/// the gradebook's cells sum to the JSON's total.
+pub fn fmt_exact(x: f64) -> String {
+    if x == 0.0 {
+        // Never `-0`.
+        return "0".to_string();
+    }
+    format!("{x}")
+}
+
+/// `x` rounded to `decimals`, or to more when the rounded text would reach
+/// 0 or `max` that `x` itself does not reach.
+fn fmt_within(x: f64, max: f64, decimals: usize) -> String {
+    for d in decimals..=17 {
+        let text = trim_decimals(format!("{x:.d$}"));
+        let shown: f64 = text.parse().unwrap_or(x);
+        let hides = (x < max && shown >= max) || (x > 0.0 && shown <= 0.0);
+        if !hides {
+            return text;
+        }
+    }
+    fmt_exact(x)
+}
+
+/// `1.50` → `1.5`, `2.00` → `2`, `-0.00` → `0`.
+fn trim_decimals(text: String) -> String {
+    let s = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text.as_str()
+    };
     if s == "-0" {
         "0".to_string()
     } else {
         s.to_string()
     }
-}
-
-/// A percentage for people, rounded down so 99.9 % never shows as 100 %.
-pub fn fmt_percent(x: f64) -> String {
-    format!("{}%", x.floor() as i64)
 }
 
 /// `points/max (percent)`, or `error` for a submission that was not graded.
@@ -141,7 +184,7 @@ pub fn total_cell(s: &SubmissionGrade) -> String {
         Some(_) => "error".to_string(),
         None => format!(
             "{}/{} ({})",
-            fmt_points(s.points),
+            fmt_score(s.points, s.max_points),
             fmt_points(s.max_points),
             fmt_percent(s.percent())
         ),
@@ -185,13 +228,28 @@ pub fn case_label(c: &CaseGrade) -> String {
 }
 
 /// The one reason every case of a graded submission failed with (an import
-/// error, a missing file...), so summaries can say it once.
+/// error, a missing file...), so summaries can say it once. In a student's
+/// view hidden cases say only `a hidden case failed: <brief>`: a reason
+/// without values (equal to its brief) shared by every case is still one.
 pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
-    let mut cases = s.checkpoints.iter().flat_map(|c| &c.cases);
-    let first = cases.next()?.failure.as_ref()?.reason.as_str();
-    cases
-        .all(|c| c.failure.as_ref().is_some_and(|f| f.reason == first))
-        .then_some(first)
+    let failures: Vec<&Failure> = s
+        .checkpoints
+        .iter()
+        .flat_map(|c| &c.cases)
+        .map(|c| c.failure.as_ref())
+        .collect::<Option<_>>()?;
+    let first = failures.first()?;
+    if failures.iter().all(|f| f.reason == first.reason) {
+        return Some(&first.reason);
+    }
+    let valueless = |f: &&Failure| {
+        f.brief == first.brief
+            && (f.reason == f.brief || f.reason == crate::grade::hidden_reason(&f.brief))
+    };
+    failures
+        .iter()
+        .all(valueless)
+        .then_some(first.brief.as_str())
 }
 
 /// What the failure section of every human-readable report (terminal,
@@ -251,7 +309,44 @@ mod tests {
         assert_eq!(fmt_points(0.5), "0.5");
         assert_eq!(fmt_points(2.0 / 3.0), "0.67");
         assert_eq!(fmt_points(0.0), "0");
-        assert_eq!(fmt_percent(99.99), "99%");
+        assert_eq!(fmt_percent(99.99), "99.99%");
+        assert_eq!(fmt_percent(12.5), "12%");
+        assert_eq!(fmt_percent(100.0), "100%");
+        assert_eq!(fmt_percent(0.0), "0%");
+        assert_eq!(fmt_percent(0.3), "0.3%");
+    }
+
+    #[test]
+    fn a_score_below_the_maximum_never_prints_as_it() {
+        let score = 6.0 - 1.0 / 246.0;
+        assert_eq!(fmt_score(score, 6.0), "5.996");
+        assert_eq!(fmt_percent(100.0 * score / 6.0), "99.9%");
+        assert_eq!(fmt_score(6.0, 6.0), "6");
+        assert_eq!(fmt_score(2.0 / 3.0, 1.0), "0.67");
+        assert_eq!(fmt_score(0.001, 6.0), "0.001");
+        assert_eq!(fmt_score(6.0 - 1e-12, 6.0), "5.999999999999");
+        for x in [5.0, 5.999, 6.0 - f64::EPSILON * 4.0, 0.5] {
+            let shown: f64 = fmt_score(x, 6.0).parse().unwrap();
+            assert!(shown < 6.0, "{x}");
+        }
+    }
+
+    #[test]
+    fn exact_numbers_read_back() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1 + 0.2,
+            5.995934959349594,
+            1e-7,
+            123456.75,
+        ] {
+            let text = fmt_exact(x);
+            assert!(!text.contains('e') && text != "-0", "{text}");
+            assert_eq!(text.parse::<f64>().unwrap(), x + 0.0);
+        }
+        assert_eq!(fmt_exact(4.0), "4");
     }
 
     #[test]

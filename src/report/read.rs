@@ -6,7 +6,7 @@ use super::json::SCHEMA;
 use crate::corpus::Visibility;
 use crate::grade::{
     Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun,
-    RecordingInfo, Status, SubmissionGrade,
+    RecordingInfo, Shards, Status, SubmissionGrade,
 };
 use serde::Deserialize;
 
@@ -39,6 +39,9 @@ struct Report {
     audience: AudienceWire,
     corpus: CorpusWire,
     submissions: Vec<SubmissionWire>,
+    /// Only in a partial run's report (a shard).
+    #[serde(default)]
+    shards: Option<Shards>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -154,6 +157,7 @@ pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
             AudienceWire::Student => Audience::Student,
         },
         submissions,
+        shards: report.shards,
     })
 }
 

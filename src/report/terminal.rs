@@ -14,10 +14,16 @@ const RED: &str = "\x1b[31m";
 const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
-/// Whether to colour stdout: it is a terminal and `NO_COLOR` is unset or empty.
+/// Whether to colour stdout, from the environment (see [`color_wanted`]).
 pub fn want_color() -> bool {
     use is_terminal::IsTerminal;
-    std::io::stdout().is_terminal() && !std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    color_wanted(
+        std::io::stdout().is_terminal(),
+        var("NO_COLOR").is_some(),
+        var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
+        var("TERM").as_deref(),
+    )
 }
 
 /// The last line of the terminal summary: where the recordings were made.
@@ -27,9 +33,52 @@ pub fn footer(run: &GradeRun) -> String {
     })
 }
 
+/// The colour decision: `NO_COLOR` (set, non-empty) never colours;
+/// `CLICOLOR_FORCE` (set, not `0`) colours even into a pipe; otherwise
+/// colour only a terminal that is not `TERM=dumb`.
+pub fn color_wanted(tty: bool, no_color: bool, force: bool, term: Option<&str>) -> bool {
+    if no_color {
+        false
+    } else if force {
+        true
+    } else {
+        tty && term != Some("dumb")
+    }
+}
+
+/// How much of the failures the summary shows after its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Details {
+    /// The table only (`--summary-only`, and Gradescope's overview).
+    None,
+    /// The first failures of the first [`DETAILED_SUBMISSIONS`] submissions
+    /// with failures, then how many more there are.
+    Capped,
+    /// Every submission's first failures.
+    All,
+}
+
+/// How many submissions' failures the terminal shows by default: a large
+/// run's details belong in `--html` or `--json`.
+pub const DETAILED_SUBMISSIONS: usize = 25;
+
 /// The summary text. `color` adds ANSI colours; `failures` adds the
 /// per-checkpoint failure details after the table.
 pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
+    render_with(
+        run,
+        color,
+        if failures {
+            Details::All
+        } else {
+            Details::None
+        },
+    )
+}
+
+/// [`render`] with the failure details chosen by `details`.
+pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
+    let failures = details != Details::None;
     let paint = |text: &str, code: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -69,6 +118,9 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
         })
         .collect();
     let mut out = String::new();
+    if let Some(shards) = &run.shards {
+        let _ = writeln!(out, "{}", paint(&shards.note(), RED));
+    }
     let pad = |text: &str, width: usize, left: bool| {
         let fill = " ".repeat(width.saturating_sub(text.chars().count()));
         if left {
@@ -100,7 +152,21 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
     if !failures {
         return out;
     }
+    let mut detailed = 0;
+    let with_failures = |s: &&crate::grade::SubmissionGrade| !matches!(failure_section(s), FailureSection::Checkpoints(ref c) if c.is_empty());
+    let total_with_failures = run.submissions.iter().filter(with_failures).count();
     for s in &run.submissions {
+        if details == Details::Capped && with_failures(&s) {
+            if detailed == DETAILED_SUBMISSIONS {
+                let _ = writeln!(
+                    out,
+                    "\n… {} more submissions with failures: see --html or --json",
+                    total_with_failures - detailed
+                );
+                break;
+            }
+            detailed += 1;
+        }
         let id = printable(&s.id);
         let section = failure_section(s);
         if let FailureSection::NotGraded(e) = section {
@@ -192,4 +258,18 @@ fn printable(id: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::color_wanted;
+
+    #[test]
+    fn colour_follows_no_color_clicolor_force_and_term() {
+        assert!(color_wanted(true, false, false, Some("xterm")));
+        assert!(!color_wanted(true, false, false, Some("dumb")));
+        assert!(!color_wanted(false, false, false, Some("xterm")));
+        assert!(color_wanted(false, false, true, Some("dumb")));
+        assert!(!color_wanted(true, true, true, Some("xterm")));
+    }
 }

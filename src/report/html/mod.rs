@@ -10,7 +10,7 @@ pub mod stats;
 mod svg;
 
 use super::{
-    case_label, failure_fields, failure_section, fmt_points, total_cell, FailedCheckpoint,
+    case_label, failure_fields, failure_section, fmt_score, total_cell, FailedCheckpoint,
     FailureSection,
 };
 use crate::corpus::Visibility;
@@ -50,7 +50,7 @@ pub fn render(run: &GradeRun) -> String {
     out.push_str(HEAD);
     let _ = writeln!(
         out,
-        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p>{}</header>",
+        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p>{}{}</header>",
         run.corpus.cases,
         if run.corpus.cases == 1 { "" } else { "s" },
         esc(&run.corpus.fingerprint),
@@ -65,6 +65,10 @@ pub fn render(run: &GradeRun) -> String {
             "<p class=\"sub{}\" id=\"environment\">{}</p>",
             if env.mixed() { " bad" } else { "" },
             esc(&env.line())
+        )),
+        run.shards.as_ref().map_or(String::new(), |s| format!(
+            "<p class=\"partial\">{}: the other shards' submissions are not in this dashboard</p>",
+            esc(&s.note())
         ))
     );
     headline(&mut out, &stats);
@@ -92,7 +96,7 @@ fn short(fingerprint: &str) -> &str {
 }
 
 fn headline(out: &mut String, stats: &Stats) {
-    let opt = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{}%", fmt_points(p)));
+    let opt = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{}%", fmt_score(p, 100.0)));
     let tiles = [
         (stats.submissions.to_string(), "submissions"),
         (stats.graded.to_string(), "graded"),
@@ -402,6 +406,7 @@ pre { background: #f6f7f9; border: 1px solid var(--line); border-radius: 6px; pa
 .sub, .note, .muted { color: var(--muted); }
 .sub.bad { color: var(--bad); font-weight: 600; }
 .note { margin: 0 0 10px; font-size: 14px; }
+.partial { color: var(--bad); font-weight: 600; margin: 4px 0 0; }
 .tiles { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 18px; }
 .tile { flex: 1 1 150px; border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; background: #fafbfc; }
 .tile .big { font-size: 28px; font-weight: 650; }
