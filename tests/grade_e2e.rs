@@ -405,7 +405,10 @@ fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
     let out = grade(&subs, &work, &["--summary-only"]);
     assert_eq!(sections(&out), 0);
     // The table (header and 27 rows), a blank line and the footer.
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1 + 27 + 2);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        1 + 27 + 2
+    );
 }
 
 #[test]
