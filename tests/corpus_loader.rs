@@ -468,3 +468,30 @@ fn symlinks_are_not_followed() {
         "{e}"
     );
 }
+
+#[test]
+fn shipped_corpus_covers_every_applicable_tag_of_every_checkpoint() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let c = corpus::load(&root).expect("the shipped corpus loads");
+    let declared: Vec<&str> = autograder::reference::names();
+    let in_course: Vec<&str> = c.checkpoints().map(|cp| cp.id.as_str()).collect();
+    assert_eq!(
+        in_course, declared,
+        "course.toml lists every checkpoint of the registry, in order"
+    );
+    let gaps = corpus::tag_gaps(&c);
+    assert!(gaps.is_empty(), "applicable tags without a case: {gaps:?}");
+    // And the check is real: a corpus without a tag's cases has a gap.
+    let mut fewer = c.clone();
+    for k in fewer
+        .cases
+        .iter_mut()
+        .filter(|k| k.checkpoint == "accept_ticket")
+    {
+        k.tags.retain(|t| t != "retry-policy");
+    }
+    assert_eq!(
+        corpus::tag_gaps(&fewer),
+        [("accept_ticket".to_string(), "retry-policy")]
+    );
+}

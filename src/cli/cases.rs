@@ -159,6 +159,9 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
     }
     writeln!(out, "{:<24} {tn:>6} {tp:>7} {th:>7}", "total")?;
     warn_empty_checkpoints(&corpus);
+    for (cp, tag) in corpus::tag_gaps(&corpus) {
+        eprintln!("warning: checkpoint {cp} has no case tagged {tag} (a tag that applies to it)");
+    }
     if problems.is_empty() {
         writeln!(
             out,

@@ -1,11 +1,84 @@
 //! Lesson 03 — `tool-proposals`: `validate_tool_call`, `execute_tool`,
 //! `order_tool_results`, exactly as `checkpoints.md` defines them.
 
+use super::{Checkpoint, Param, Refusal};
 use crate::value::{PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 
-/// Why a call was refused (always a `ValueError` in Python).
-pub type Refusal = String;
+/// The tags every checkpoint of this lesson is tested with.
+const TAGS: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
+
+/// The lesson's checkpoints, in course order.
+pub const CHECKPOINTS: &[Checkpoint] = &[
+    Checkpoint {
+        name: "validate_tool_call",
+        params: &[Param::required("call")],
+        run: |a| validate_tool_call(&a[0]),
+        tags: TAGS_VTC,
+    },
+    Checkpoint {
+        name: "execute_tool",
+        params: &[Param::required("call")],
+        run: |a| execute_tool(&a[0]),
+        tags: TAGS,
+    },
+    Checkpoint {
+        name: "order_tool_results",
+        params: &[Param::required("calls"), Param::required("results")],
+        run: |a| order_tool_results(&a[0], &a[1]),
+        tags: TAGS_OTR,
+    },
+];
+
+/// `validate_tool_call` also checks ids for Unicode look-alikes.
+const TAGS_VTC: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "unicode-offsets",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
+
+/// `order_tool_results` also pairs shuffled results.
+const TAGS_OTR: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "shuffled-results",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
 
 /// `|x|, |y| <= 1_000_000` for multiply.
 pub const MAX_FACTOR: i64 = 1_000_000;
