@@ -10,7 +10,7 @@ pub mod verdict;
 
 pub use run::{
     expected_outcomes, grade_recordings, Audience, CaseGrade, CaseInfo, CheckpointGrade,
-    CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, RecordingInfo, Status,
+    CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, MatcherInfo, RecordingInfo, Status,
     SubmissionGrade,
 };
 pub use verdict::{judge, value_matches, Verdict};

@@ -269,7 +269,7 @@ fn to_json<R: Rng>(rng: &mut R, v: &PyValue, out: &mut Vec<u32>) {
             }
             json_texts::push(out, "}");
         }
-        PyValue::Opaque { .. } => json_texts::push(out, "null"),
+        PyValue::Opaque { .. } | PyValue::Match(_) => json_texts::push(out, "null"),
     }
 }
 
