@@ -15,6 +15,8 @@ mod common;
 mod json_texts;
 #[path = "differential/structured.rs"]
 mod structured;
+#[path = "differential/tool_results.rs"]
+mod tool_results;
 
 use autograder::reference;
 use autograder::value::repr::repr;
@@ -61,6 +63,9 @@ fn generator(checkpoint: &str) -> Option<(Gen, usize)> {
         "validate_tool_call" => (structured::validate_tool_call, PER_CHECKPOINT),
         "execute_tool" => (structured::execute_tool, PER_CHECKPOINT),
         "order_tool_results" => (structured::order_tool_results, PER_CHECKPOINT),
+        "run_tool" => (tool_results::run_tool, PER_CHECKPOINT),
+        "run_tools" => (tool_results::run_tools, PER_CHECKPOINT),
+        "check_tool_results" => (tool_results::check_tool_results, PER_CHECKPOINT),
         _ => return None,
     })
 }

@@ -239,13 +239,45 @@ fn initials(function: &str) -> String {
         .collect()
 }
 
+/// Column labels for checkpoints: their initials, except where two share
+/// initials (`run_tool`, `run_tools`): those keep their last word whole
+/// (`rtool`, `rtools`), or, failing that, their full name.
+fn labels(functions: &[&str]) -> Vec<String> {
+    let short: Vec<String> = functions.iter().map(|f| initials(f)).collect();
+    let clash = |label: &str, all: &[String]| all.iter().filter(|l| *l == label).count() > 1;
+    let longer: Vec<String> = functions
+        .iter()
+        .zip(&short)
+        .map(|(f, l)| {
+            if !clash(l, &short) {
+                return l.clone();
+            }
+            match f.rsplit_once('_') {
+                Some((head, last)) => format!("{}{last}", initials(head)),
+                None => f.to_string(),
+            }
+        })
+        .collect();
+    functions
+        .iter()
+        .zip(&longer)
+        .map(|(f, l)| {
+            if clash(l, &longer) {
+                f.to_string()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
 fn stats(dir: &Path) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let cps: Vec<&str> = corpus.checkpoints().map(|c| c.id.as_str()).collect();
-    let labels: Vec<String> = cps.iter().map(|c| initials(c)).collect();
+    let labels: Vec<String> = labels(&cps);
     let width = labels.iter().map(String::len).max().unwrap_or(0).max(5);
     let count = |f: &dyn Fn(&Case) -> bool, cp: Option<&str>| {
         corpus
@@ -341,4 +373,18 @@ fn export(dir: &Path, dest: &Path) -> anyhow::Result<i32> {
         summary.hidden_dropped
     );
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labels;
+
+    #[test]
+    fn column_labels_are_initials_unless_they_clash() {
+        assert_eq!(
+            labels(&["parse_contract_json", "run_tool", "run_tools", "read_file"]),
+            ["pcj", "rtool", "rtools", "rf"]
+        );
+        assert_eq!(labels(&["a_b", "a_b_", "ab"]), ["a_b", "a_b_", "a"]);
+    }
 }

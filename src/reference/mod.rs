@@ -4,6 +4,7 @@
 pub mod json;
 pub mod json_contract;
 pub mod tool_proposals;
+pub mod tool_results;
 
 use crate::value::{Exception, Outcome, PyValue};
 
@@ -68,7 +69,11 @@ pub struct Checkpoint {
 
 /// Every lesson's checkpoints, in course order. Adding a lesson adds one line
 /// here (see `docs/adding-a-lesson.md`).
-pub const LESSONS: &[&[Checkpoint]] = &[json_contract::CHECKPOINTS, tool_proposals::CHECKPOINTS];
+pub const LESSONS: &[&[Checkpoint]] = &[
+    json_contract::CHECKPOINTS,
+    tool_proposals::CHECKPOINTS,
+    tool_results::CHECKPOINTS,
+];
 
 /// Every checkpoint the core knows, in course order.
 pub fn checkpoints() -> impl Iterator<Item = &'static Checkpoint> {
