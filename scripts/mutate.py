@@ -98,6 +98,49 @@ TEXT_RULES = [
         'if value["id"] != request_id:',
         'if value["label"] != "onduidelijk" and value["id"] != request_id:',
     ),
+    # Lesson 04: tool names compared case-insensitively (two edits).
+    (
+        "tool-name-lower",
+        ('name not in ("multiply", "stock"):\n        raise ValueError(f"unknown tool', "    _check_arguments(name, input)\n"),
+        ('name.lower() not in ("multiply", "stock"):\n        raise ValueError(f"unknown tool', "    name = name.lower()\n    _check_arguments(name, input)\n"),
+    ),
+    # Lesson 04: a failing tool raises out of run_tools instead of becoming an error result.
+    (
+        "tool-error-raises",
+        '        try:\n            content = json.dumps(run_tool(part["name"], part["input"]))\n'
+        '            status = "success"\n        except ValueError as e:\n'
+        '            content = f"Error: {e}"\n            status = "error"\n',
+        '        content = json.dumps(run_tool(part["name"], part["input"]))\n        status = "success"\n',
+    ),
+    # Lesson 04: a result's content as str(r), or as compact JSON, instead of json.dumps(r).
+    ("content-str", "json.dumps(run_tool(", "str(run_tool("),
+    (
+        "content-compact",
+        'json.dumps(run_tool(part["name"], part["input"]))',
+        'json.dumps(run_tool(part["name"], part["input"]), separators=(",", ":"))',
+    ),
+    # Lesson 04: an error result with an empty content; failing tools not answered at all.
+    ("error-content-empty", 'content = f"Error: {e}"', 'content = ""'),
+    (
+        "skip-error-results",
+        "        results.append(\n            {\n                \"type\": \"tool_result\",",
+        "        if status == \"error\":\n            continue\n"
+        "        results.append(\n            {\n                \"type\": \"tool_result\",",
+    ),
+    # Lesson 04: part types compared case-insensitively.
+    ('type-lower-tool-use', 'if part["type"] != "tool_use":', 'if part["type"].lower() != "tool_use":'),
+    ('type-lower-tool-result', 'if part["type"] != "tool_result":', 'if part["type"].lower() != "tool_result":'),
+    # Lesson 04: rows in the order results arrived; unanswered requests left out (two edits).
+    (
+        "rows-in-answer-order",
+        'for u in uses]',
+        'for u in sorted(uses, key=lambda u: list(statuses).index(u["id"]))]',
+    ),
+    (
+        "unanswered-skipped",
+        ('    if len(statuses) != len(uses):\n        raise ValueError("a tool_use has no tool_result")\n', 'for u in uses]'),
+        ('', 'for u in uses if u["id"] in statuses]'),
+    ),
     # Keys checked after parsing, on the root object only (two edits).
     (
         "keys-top-only",

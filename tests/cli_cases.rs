@@ -281,6 +281,20 @@ fn stats_tabulates_tags_by_checkpoint() {
         ["90%", "-", "100%", "-", "100%", "75%", "92%"]
     );
     assert!(out.contains("pcj = parse_contract_json"), "{out}");
+    // The small fixture leaves tags uncovered; the shipped corpus none.
+    assert!(
+        out.contains(
+            "\ngaps (tags that apply to a checkpoint, without a case):\n  pcj: nan-infinity, "
+        ),
+        "{out}"
+    );
+    let shipped = autograder(&["cases", "stats"]);
+    assert!(!stdout(&shipped).contains("gaps"), "{}", stdout(&shipped));
+    assert!(
+        stdout(&shipped).contains("rtool rtools"),
+        "{}",
+        stdout(&shipped)
+    );
 }
 
 #[test]

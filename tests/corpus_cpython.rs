@@ -26,6 +26,65 @@ sys.set_int_max_str_digits(0)
 def capture(*args, **kwargs):
     return list(args), list(kwargs.items())
 
+def _num(x):
+    return "float('%r')" % x if isinstance(x, float) and x in (float("inf"), float("-inf")) else repr(x)
+
+class Matcher:
+    """The case language's matchers, as src/value/matcher.rs spells them."""
+    def __init__(self, name, kwargs):
+        order = ["min_len", "max_len", "min", "max"]
+        self.name, self.kwargs = name, sorted(kwargs.items(), key=lambda kv: order.index(kv[0]))
+    def call(self):
+        kw = [(k, v) for k, v in self.kwargs if not (k == "min_len" and v == 0)]
+        return "%s(%s)" % (self.name, ", ".join("%s=%s" % (k, _num(v)) for k, v in kw))
+    def __repr__(self):
+        kw = dict(self.kwargs)
+        if self.name == "any":
+            return "<any value>"
+        if self.name == "any_str":
+            n, m = kw.get("min_len", 0), kw.get("max_len")
+            if m is None:
+                return {0: "<any str>", 1: "<any non-empty str>"}.get(n, "<any str of at least %d characters>" % n)
+            if n == 0:
+                return "<any str of at most %d characters>" % m
+            return "<any str of %d characters>" % n if n == m else "<any str of %d to %d characters>" % (n, m)
+        kind = self.name[4:]
+        lo, hi = kw.get("min"), kw.get("max")
+        if lo is None and hi is None:
+            return "<any %s>" % kind
+        if hi is None:
+            return "<any %s >= %r>" % (kind, lo)
+        if lo is None:
+            return "<any %s <= %r>" % (kind, hi)
+        return "<any %s from %r to %r>" % (kind, lo, hi)
+
+def _matcher(name):
+    return lambda **kw: Matcher(name, kw)
+
+MATCHERS = {n: _matcher(n) for n in ("any", "any_str", "any_int", "any_float")}
+
+def encode_expected(v):
+    """tagged.encode, with {"$match": {"call": ...}} for matchers."""
+    def has(v):
+        if isinstance(v, Matcher):
+            return True
+        if type(v) in (list, tuple):
+            return any(has(x) for x in v)
+        if type(v) is dict:
+            return any(has(x) for x in v.values())
+        return False
+    if isinstance(v, Matcher):
+        return {"$match": {"call": v.call()}}
+    if not has(v):
+        return tagged.encode(v)
+    if type(v) is list:
+        return [encode_expected(x) for x in v]
+    if type(v) is tuple:
+        return {"$tuple": [encode_expected(x) for x in v]}
+    if all(type(k) is str and not k.startswith("$") for k in v):
+        return {k: encode_expected(x) for k, x in v.items()}
+    return {"$dict": [[tagged.encode(k), encode_expected(x)] for k, x in v.items()]}
+
 out = sys.stdout
 for path in sys.stdin.read().split("\n"):
     if not path:
@@ -36,7 +95,7 @@ for path in sys.stdin.read().split("\n"):
     builtins = {"float": float, "chr": chr}
     env = {}
     for name, text in doc.get("let", {}).items():
-        env[name] = eval(text, {"__builtins__": builtins}, dict(env))
+        env[name] = eval(text, {"__builtins__": dict(builtins, **MATCHERS)}, dict(env))
     for case in doc.get("case", []):
         scope = dict(env)
         scope[cp] = capture
@@ -49,8 +108,8 @@ for path in sys.stdin.read().split("\n"):
         }
         expect = case.get("expect")
         if expect is not None and expect.strip() != "ValueError":
-            v = eval(expect, {"__builtins__": builtins}, dict(env))
-            rec["expect"] = tagged.encode(v)
+            v = eval(expect, {"__builtins__": dict(builtins, **MATCHERS)}, dict(env))
+            rec["expect"] = encode_expected(v)
             rec["expect_repr"] = repr(v)
         out.write(json.dumps(rec) + "\n")
 "#;
@@ -112,6 +171,12 @@ fn cpython_values(corpus: &Corpus) -> Option<HashMap<String, serde_json::Value>>
 
 fn decode(j: &serde_json::Value, what: &str) -> PyValue {
     tagged::decode(j).unwrap_or_else(|e| panic!("{what}: CPython's value does not decode: {e}"))
+}
+
+/// An expected value from CPython, matchers allowed.
+fn decode_expected(j: &serde_json::Value, what: &str) -> PyValue {
+    tagged::decode_expected(j)
+        .unwrap_or_else(|e| panic!("{what}: CPython's expected value does not decode: {e}"))
 }
 
 fn compare(corpus: &Corpus, totals: &mut Totals) -> bool {
@@ -182,7 +247,7 @@ fn compare(corpus: &Corpus, totals: &mut Totals) -> bool {
         }
         if let Some(Outcome::Returns(v)) = &case.expect {
             totals.pins += 1;
-            let want = decode(&rec["expect"], &case.id);
+            let want = decode_expected(&rec["expect"], &case.id);
             let want_repr = rec["expect_repr"].as_str().expect("expect_repr");
             if !strict_eq(v, &want) || repr(v) != want_repr {
                 failures.push(format!(

@@ -468,3 +468,78 @@ fn symlinks_are_not_followed() {
         "{e}"
     );
 }
+
+#[test]
+fn shipped_corpus_covers_every_applicable_tag_of_every_checkpoint() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let c = corpus::load(&root).expect("the shipped corpus loads");
+    let declared: Vec<&str> = autograder::reference::names();
+    let in_course: Vec<&str> = c.checkpoints().map(|cp| cp.id.as_str()).collect();
+    assert_eq!(
+        in_course, declared,
+        "course.toml lists every checkpoint of the registry, in order"
+    );
+    let gaps = corpus::tag_gaps(&c);
+    assert!(gaps.is_empty(), "applicable tags without a case: {gaps:?}");
+    // And the check is real: a corpus without a tag's cases has a gap.
+    let mut fewer = c.clone();
+    for k in fewer
+        .cases
+        .iter_mut()
+        .filter(|k| k.checkpoint == "accept_ticket")
+    {
+        k.tags.retain(|t| t != "retry-policy");
+    }
+    assert_eq!(
+        corpus::tag_gaps(&fewer),
+        [("accept_ticket".to_string(), "retry-policy")]
+    );
+}
+
+#[test]
+fn matchers_belong_in_expect_only() {
+    // In expect (directly or through a let): read as matchers.
+    let text = format!(
+        "{HEAD}[let]\nmsg = \"any_str(min_len=1)\"\n{}{}",
+        case(
+            "a",
+            "expect = \"{'id': any_str(), 'n': any_int(min=0), 'x': [any(), msg]}\"\n"
+        ),
+        case("b", "expect = \"any_float(max=float('inf'))\"\n"),
+    );
+    let dir = corpus_with(&[(VT, &text)]);
+    let c = corpus::load(dir.path()).expect("matchers in expect load");
+    let Some(Outcome::Returns(v)) = &c.cases[0].expect else {
+        panic!("a value pin")
+    };
+    assert_eq!(
+        autograder::value::repr::repr(v),
+        "{'id': <any str>, 'n': <any int >= 0>, 'x': [<any value>, <any non-empty str>]}"
+    );
+    // In a call: refused, with the column.
+    let call = "validate_tool_call({'id': any_str(), 'name': 'stock', 'arguments': {}})";
+    assert_one(
+        &[(
+            VT,
+            &format!("{HEAD}\n[[case]]\nid = \"m\"\ncall = \"{call}\"\ntags = [\"valid\"]\n"),
+        )],
+        &format!("{VT}:5: case validate_tool_call/m: call: column 20:"),
+        "can only appear in expect",
+    );
+    // Misspelt or misused matchers: Python-style errors.
+    for (expect, why) in [
+        ("any_str(1)", "keyword arguments only"),
+        ("any_str(min=1)", "unexpected keyword argument 'min'"),
+        ("any_int(min=True)", "must be an int"),
+        ("{any(): 1}", "unhashable type: 'any'"),
+        ("any_str() + 'x'", "unsupported operand"),
+        ("any_text()", "is not defined"),
+    ] {
+        let ps = problems(&[(
+            VT,
+            &format!("{HEAD}{}", case("x", &format!("expect = \"{expect}\"\n"))),
+        )]);
+        assert_eq!(ps.len(), 1, "{expect}: {ps:?}");
+        assert!(ps[0].contains(why), "{expect}: {}", ps[0]);
+    }
+}

@@ -361,3 +361,118 @@ fn long_values_are_cut_in_reasons() {
     // The full repr stays available for the report (which cuts it itself).
     assert_eq!(v.got.as_deref().map(str::len), Some(5002));
 }
+
+/// An expected value with matchers, from tagged JSON.
+fn expects(v: Value) -> Outcome {
+    Outcome::Returns(tagged::decode_expected(&v).expect("valid tagged JSON"))
+}
+
+fn any_non_empty() -> Value {
+    json!({"$match": {"call": "any_str(min_len=1)"}})
+}
+
+#[test]
+fn a_matcher_accepts_its_class_and_everything_else_stays_strict() {
+    let want =
+        expects(json!([{"type": "tool_result", "content": any_non_empty(), "status": "error"}]));
+    let got = |content: Value, status: &str| {
+        returned(json!([{"type": "tool_result", "content": content, "status": status}]))
+    };
+    assert!(check(&want, got(json!("x is not a tool"), "error")).passed);
+    assert!(check(&want, got(json!(" "), "error")).passed);
+    assert!(check(&want, got(json!({"$str": [0xD800]}), "error")).passed);
+    for bad in [
+        json!(""),
+        json!(1),
+        json!(null),
+        json!(["x"]),
+        json!({"$opaque": {"type": "S", "repr": "'x'"}}),
+    ] {
+        let v = check(&want, got(bad.clone(), "error"));
+        assert!(!v.passed, "{bad} accepted");
+        assert!(reason(&v).starts_with("returned a wrong value"));
+    }
+    // Around the matcher, strict equality as before.
+    assert!(!check(&want, got(json!("boom"), "success")).passed);
+    let extra =
+        returned(json!([{"type": "tool_result", "content": "x", "status": "error", "id": 1}]));
+    assert!(!check(&want, extra).passed);
+    // The fresh-result and untouched-input rules still hold.
+    let shared = CaseOutcome::Returned {
+        value: json!([{"type": "tool_result", "content": "x", "status": "error"}]),
+        shares_with_args: true,
+        args_changed: false,
+    };
+    assert!(!check(&want, shared).passed);
+}
+
+#[test]
+fn a_recording_can_never_hold_a_matcher() {
+    // A forged recording answering with a matcher does not read as one.
+    let want = expects(json!({"content": any_non_empty()}));
+    let v = check(&want, returned(json!({"content": any_non_empty()})));
+    assert!(!v.passed);
+    assert!(
+        reason(&v).contains("could not be read from the recording"),
+        "{}",
+        reason(&v)
+    );
+    let anything = expects(json!({"$match": {"call": "any()"}}));
+    assert!(check(&anything, returned(json!(null))).passed);
+    assert!(!check(&anything, returned(json!({"$match": {"call": "any()"}}))).passed);
+}
+
+#[test]
+fn failures_show_matchers_readably_and_diff_only_what_is_wrong() {
+    use autograder::corpus::{Case, Visibility};
+    use autograder::grade::feedback::failure;
+    let want = expects(json!([
+        {"tool_use_id": "a", "content": any_non_empty(), "status": "error"},
+        {"tool_use_id": "b", "content": "{\"value\": 42}", "status": "success"}
+    ]));
+    let got = returned(json!([
+        {"tool_use_id": "a", "content": "unknown tool", "status": "error"},
+        {"tool_use_id": "b", "content": "{\"value\": 43}", "status": "success"}
+    ]));
+    let v = check(&want, got);
+    assert!(!v.passed);
+    let case = Case {
+        id: "run_tools/c".into(),
+        name: "c".into(),
+        lesson: "tool-results".into(),
+        checkpoint: "run_tools".into(),
+        call: "run_tools([])".into(),
+        args: vec![],
+        kwargs: vec![],
+        tags: vec!["valid".into()],
+        visibility: Visibility::Visible,
+        weight: 1,
+        expect: None,
+        note: None,
+        file: "x.toml".into(),
+        line: 1,
+    };
+    let f = failure(&case, &want, &v);
+    let expected = f.expected.as_deref().unwrap();
+    assert!(
+        expected.contains("'content': <any non-empty str>"),
+        "{expected}"
+    );
+    let diff = f.diff.as_deref().unwrap();
+    assert!(
+        !diff.contains("<any non-empty str>"),
+        "an accepted place is not a difference:\n{diff}"
+    );
+    assert!(
+        !diff.contains("-        'content': 'unknown tool'"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+        'content': '{\"value\": 43}',"),
+        "{diff}"
+    );
+    assert_eq!(f.matchers.len(), 1);
+    assert_eq!(f.matchers[0].at, "[0]['content']");
+    assert_eq!(f.matchers[0].matcher, "any_str(min_len=1)");
+    assert_eq!(f.matchers[0].text, "<any non-empty str>");
+}

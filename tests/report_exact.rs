@@ -56,12 +56,19 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-/// What a full score looks like in the reports' words (as whole words:
-/// `5.996/6` is not `6/6`).
-const FULL: [&str; 4] = ["6/6", "(100%)", "6 of 6 points", "100%</div><div>mean"];
+/// What a full score of `max` points looks like in the reports' words (as
+/// whole words: `5.996/6` is not `6/6`).
+fn full_scores(max: f64) -> [String; 4] {
+    [
+        format!("{max}/{max}"),
+        "(100%)".into(),
+        format!("{max} of {max} points"),
+        "100%</div><div>mean".into(),
+    ]
+}
 
-fn assert_not_full(format: &str, text: &str) {
-    for full in FULL {
+fn assert_not_full(format: &str, text: &str, max: f64) {
+    for full in &full_scores(max) {
         let shown = text.match_indices(full).any(|(at, _)| {
             !text[..at]
                 .chars()
@@ -104,20 +111,35 @@ fn one_failure_in_246_never_prints_as_a_full_score() {
         sub["points"].as_f64().unwrap(),
         sub["max_points"].as_f64().unwrap(),
     );
-    assert!(points < max && max == 6.0, "{points} of {max}");
+    // One point per checkpoint of the bundled course.
+    let checkpoints = json["corpus"]["checkpoints"].as_array().unwrap().len() as f64;
+    assert!(points < max && max == checkpoints, "{points} of {max}");
 
     // Terminal, Markdown and HTML: the shortfall shows, in points and percent.
     let row = stdout
         .lines()
         .find(|l| l.starts_with("model-solution"))
         .unwrap();
-    assert!(row.ends_with("5.996/6 (99.9%)"), "{row}");
-    assert_not_full("the terminal", &stdout);
-    assert_not_full("Markdown", &read(&root.join("r.md")));
-    assert_not_full("HTML", &read(&root.join("r.html")));
+    let shown = format!(
+        "{}/{} ({})",
+        autograder::report::fmt_score(points, max),
+        autograder::report::fmt_points(max),
+        autograder::report::fmt_percent(100.0 * points / max)
+    );
+    assert!(
+        shown.contains(".996/") && shown.contains("(99.9") && !shown.contains("100%"),
+        "{shown}"
+    );
+    assert!(row.ends_with(&shown), "{row}");
+    assert_not_full("the terminal", &stdout, max);
+    assert_not_full("Markdown", &read(&root.join("r.md")), max);
+    assert_not_full("HTML", &read(&root.join("r.html")), max);
     // --fail-under says the same number.
     assert!(
-        stderr.contains("model-solution: 99.9% is below --fail-under 100%"),
+        stderr.contains(&format!(
+            "model-solution: {} is below --fail-under 100%",
+            autograder::report::fmt_percent(100.0 * points / max)
+        )),
         "{stderr}"
     );
 
@@ -134,7 +156,7 @@ fn one_failure_in_246_never_prints_as_a_full_score() {
         .iter()
         .filter(|h| !matches!(*h, "id" | "status" | "total" | "max"))
         .collect();
-    assert_eq!(checkpoints.len(), 6);
+    assert_eq!(checkpoints.len() as f64, max);
     let sum: f64 = checkpoints.iter().map(|c| cell(c)).sum();
     assert_eq!(sum, points);
     assert_eq!(cell("total"), points);
@@ -151,6 +173,13 @@ fn one_failure_in_246_never_prints_as_a_full_score() {
     let results: Value = serde_json::from_str(&read(&root.join("results.json"))).unwrap();
     assert_eq!(results["score"].as_f64(), Some(points));
     let output = results["output"].as_str().unwrap();
-    assert!(output.starts_with("5.996 of 6 points."), "{output}");
-    assert_not_full("Gradescope", output);
+    assert!(
+        output.starts_with(&format!(
+            "{} of {} points.",
+            autograder::report::fmt_score(points, max),
+            autograder::report::fmt_points(max)
+        )),
+        "{output}"
+    );
+    assert_not_full("Gradescope", output, max);
 }

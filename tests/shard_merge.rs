@@ -270,7 +270,23 @@ fn merge_refuses_what_does_not_belong_together() {
 
 #[test]
 fn json_reads_back_into_the_same_run() {
-    let run = support::run();
+    let mut run = support::run();
+    // A failure whose expected value holds a matcher carries it through.
+    let failure = run
+        .submissions
+        .iter_mut()
+        .flat_map(|s| s.checkpoints.iter_mut())
+        .flat_map(|c| c.cases.iter_mut())
+        .filter_map(|c| c.failure.as_mut())
+        .next()
+        .expect("the fixtures have a failure");
+    failure.matchers.push(autograder::grade::MatcherInfo {
+        at: "['content']".into(),
+        matcher: "any_str(min_len=1)".into(),
+        text: "<any non-empty str>".into(),
+    });
+    let text = report::json::render(&run);
+    assert!(text.contains("\"matcher\": \"any_str(min_len=1)\""));
     for audience in [Audience::Instructor, Audience::Student] {
         let view = run.for_audience(audience);
         let back = report::read::parse(&report::json::render(&view)).unwrap();

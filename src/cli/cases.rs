@@ -256,13 +256,45 @@ fn initials(function: &str) -> String {
         .collect()
 }
 
+/// Column labels for checkpoints: their initials, except where two share
+/// initials (`run_tool`, `run_tools`): those keep their last word whole
+/// (`rtool`, `rtools`), or, failing that, their full name.
+fn labels(functions: &[&str]) -> Vec<String> {
+    let short: Vec<String> = functions.iter().map(|f| initials(f)).collect();
+    let clash = |label: &str, all: &[String]| all.iter().filter(|l| *l == label).count() > 1;
+    let longer: Vec<String> = functions
+        .iter()
+        .zip(&short)
+        .map(|(f, l)| {
+            if !clash(l, &short) {
+                return l.clone();
+            }
+            match f.rsplit_once('_') {
+                Some((head, last)) => format!("{}{last}", initials(head)),
+                None => f.to_string(),
+            }
+        })
+        .collect();
+    functions
+        .iter()
+        .zip(&longer)
+        .map(|(f, l)| {
+            if clash(l, &longer) {
+                f.to_string()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
 fn stats(dir: &Path) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
     let cps: Vec<&str> = corpus.checkpoints().map(|c| c.id.as_str()).collect();
-    let labels: Vec<String> = cps.iter().map(|c| initials(c)).collect();
+    let labels: Vec<String> = labels(&cps);
     let width = labels.iter().map(String::len).max().unwrap_or(0).max(5);
     let count = |f: &dyn Fn(&Case) -> bool, cp: Option<&str>| {
         corpus
@@ -334,6 +366,21 @@ fn stats(dir: &Path) -> anyhow::Result<i32> {
     for (label, cp) in labels.iter().zip(&cps) {
         out.push_str(&format!("{label:>width$} = {cp}\n"));
     }
+    // Tags the registry says apply to a checkpoint, without a case there.
+    let gaps = corpus::tag_gaps(&corpus);
+    if !gaps.is_empty() {
+        out.push_str("\ngaps (tags that apply to a checkpoint, without a case):\n");
+        for (label, cp) in labels.iter().zip(&cps) {
+            let tags: Vec<&str> = gaps
+                .iter()
+                .filter(|(c, _)| c == cp)
+                .map(|(_, t)| *t)
+                .collect();
+            if !tags.is_empty() {
+                out.push_str(&format!("{label:>width$}: {}\n", tags.join(", ")));
+            }
+        }
+    }
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(EXIT_OK)
 }
@@ -358,4 +405,18 @@ fn export(dir: &Path, dest: &Path) -> anyhow::Result<i32> {
         summary.hidden_dropped
     );
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labels;
+
+    #[test]
+    fn column_labels_are_initials_unless_they_clash() {
+        assert_eq!(
+            labels(&["parse_contract_json", "run_tool", "run_tools", "read_file"]),
+            ["pcj", "rtool", "rtools", "rf"]
+        );
+        assert_eq!(labels(&["a_b", "a_b_", "ab"]), ["a_b", "a_b_", "a"]);
+    }
 }

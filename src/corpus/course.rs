@@ -4,7 +4,7 @@ use super::fields::{entries, Fields};
 use super::problems::Sink;
 use super::tree::Value;
 use super::{Checkpoint, Lesson};
-use crate::reference::FUNCTIONS;
+use crate::reference;
 
 /// Reads the course file; problems go to `sink`. Returns what could be read.
 pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
@@ -71,13 +71,13 @@ pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
             let Some((fname, fnode)) = function else {
                 continue;
             };
-            if !FUNCTIONS.contains(&fname) {
+            if reference::checkpoint(fname).is_none() {
                 sink.at(
                     fnode.span.start,
                     None,
                     format!(
                         "the reference core has no function {fname:?} (it has: {})",
-                        FUNCTIONS.join(", ")
+                        reference::names().join(", ")
                     ),
                 );
                 continue;

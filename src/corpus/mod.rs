@@ -41,6 +41,10 @@ pub const TAGS: &[&str] = &[
     "retry-policy",
     "trailing-garbage",
     "aliasing-and-mutation",
+    "unknown-tool",
+    "unpaired-results",
+    "path-traversal",
+    "loop-bounds",
 ];
 
 /// Whether students see a case's input when it fails.
@@ -114,6 +118,32 @@ impl Corpus {
     pub fn checkpoints(&self) -> impl Iterator<Item = &Checkpoint> {
         self.lessons.iter().flat_map(|l| &l.checkpoints)
     }
+}
+
+/// The applicable tags (the registry's [`crate::reference::Checkpoint::tags`])
+/// that no case of their checkpoint carries, as `(checkpoint, tag)` in course
+/// order. Checkpoints without any case are left out (reported on their own).
+pub fn tag_gaps(corpus: &Corpus) -> Vec<(String, &'static str)> {
+    let mut gaps = Vec::new();
+    for cp in corpus.checkpoints() {
+        let cases: Vec<&Case> = corpus
+            .cases
+            .iter()
+            .filter(|c| c.checkpoint == cp.id)
+            .collect();
+        let Some(declared) = crate::reference::checkpoint(&cp.id) else {
+            continue;
+        };
+        if cases.is_empty() {
+            continue;
+        }
+        for tag in declared.tags {
+            if !cases.iter().any(|c| c.tags.iter().any(|t| t == tag)) {
+                gaps.push((cp.id.clone(), *tag));
+            }
+        }
+    }
+    gaps
 }
 
 /// Loads `dir/course.toml` and every `dir/<lesson>/*.toml`, checking

@@ -2,7 +2,7 @@
 //! unified diff of their pretty reprs.
 
 use super::verdict::{cut, Verdict};
-use super::Failure;
+use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
 use crate::value::repr::{pretty, repr};
 use crate::value::Outcome;
@@ -29,7 +29,10 @@ pub fn expected_text(expected: &Outcome) -> String {
 pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
     let diff = match (expected, &verdict.got_value) {
         (Outcome::Returns(want), Some(got)) => {
-            let (a, b) = (pretty(want), pretty(got));
+            // Places a matcher accepted show the value got there: the diff
+            // marks only what is wrong.
+            let shown = crate::value::matcher::resolve(want, got);
+            let (a, b) = (pretty(&shown), pretty(got));
             // Equal values (an aliased result, a changed argument) have no diff.
             (a != b).then(|| diff(&a, &b))
         }
@@ -42,6 +45,17 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
         expected: Some(cut(&expected_text(expected), VALUE_CHARS)),
         got: verdict.got.as_deref().map(|g| cut(g, VALUE_CHARS)),
         diff,
+        matchers: match expected {
+            Outcome::Returns(want) => crate::value::matcher::matchers_in(want)
+                .into_iter()
+                .map(|(at, m)| MatcherInfo {
+                    at,
+                    matcher: m.call(),
+                    text: m.text(),
+                })
+                .collect(),
+            Outcome::Raises(_) => Vec::new(),
+        },
     }
 }
 

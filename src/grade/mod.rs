@@ -10,7 +10,7 @@ pub mod verdict;
 
 pub use run::{
     expected_outcomes, grade_recordings, hidden_reason, Audience, CaseGrade, CaseInfo,
-    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, RecordingInfo,
-    Shards, Status, SubmissionGrade,
+    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, MatcherInfo,
+    RecordingInfo, Shards, Status, SubmissionGrade,
 };
 pub use verdict::{judge, value_matches, Verdict};

@@ -268,6 +268,21 @@ pub struct Failure {
     pub got: Option<String>,
     /// Unified diff of pretty reprs, when both are values.
     pub diff: Option<String>,
+    /// The matchers inside the expected value, in repr order (empty when it
+    /// has none, and when hidden from the audience).
+    pub matchers: Vec<MatcherInfo>,
+}
+
+/// A matcher inside an expected value, as reports tag it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatcherInfo {
+    /// Its place, as Python subscripts from the value's root: `[0]['content']`
+    /// (empty when the whole value is the matcher).
+    pub at: String,
+    /// As a case file writes it: `any_str(min_len=1)`.
+    pub matcher: String,
+    /// As reports show it: `<any non-empty str>`.
+    pub text: String,
 }
 
 /// The reference outcome of every case, in corpus order, computed in parallel
@@ -513,6 +528,7 @@ impl GradeRun {
                     f.expected = None;
                     f.got = None;
                     f.diff = None;
+                    f.matchers.clear();
                 }
             }
         }

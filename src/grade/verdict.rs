@@ -2,11 +2,11 @@
 //! against the recorded one, under the rules of `checkpoints.md`.
 //!
 //! [`judge`] is the only place outcomes are compared, and [`value_matches`]
-//! the only place values are: later lessons' wildcard expectations (any
-//! non-empty string, any non-negative number) slot in there.
+//! the only place values are: strict equality, except where the expected
+//! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
 use crate::record::format::CaseOutcome;
-use crate::value::{repr::repr, strict_eq, tagged, Exception, Outcome, PyValue};
+use crate::value::{matches, repr::repr, tagged, Exception, Outcome, PyValue};
 
 /// How many characters of a value or message a reason quotes.
 const REASON_QUOTE_CHARS: usize = 120;
@@ -58,9 +58,10 @@ impl Verdict {
 }
 
 /// Whether a returned value satisfies the expected one: strict equality
-/// (types all the way down, dict order ignored, nan equals nan).
+/// (types all the way down, dict order ignored, nan equals nan), and where
+/// the expected value holds a matcher, any value the matcher accepts.
 pub fn value_matches(expected: &PyValue, got: &PyValue) -> bool {
-    strict_eq(expected, got)
+    matches(expected, got)
 }
 
 /// Judges one case: `recorded` is `None` when the recording has no outcome

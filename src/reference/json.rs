@@ -350,6 +350,141 @@ impl Scanner<'_> {
     }
 }
 
+/// Why `json.dumps` raised: CPython raises `ValueError` for an int of more
+/// than 4300 digits (`int.__repr__`'s limit) and `TypeError` for a value or
+/// key it cannot serialise (a set, bytes, a tuple key...).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DumpsError {
+    #[error("ValueError: {0}")]
+    ValueError(String),
+    #[error("TypeError: {0}")]
+    TypeError(String),
+}
+
+/// `json.dumps(v)` with every default, as CPython 3.11's C encoder writes
+/// it: `ensure_ascii` (every code point outside `' '..='~'` as `\uXXXX`,
+/// astral ones as a surrogate pair, lone surrogates as themselves), the
+/// separators `', '` and `': '`, floats as `float.__repr__` with `NaN`,
+/// `Infinity` and `-Infinity` (allow_nan), ints as `int.__repr__`, tuples as
+/// arrays, dict keys in insertion order (str as is; float, True/False/None and
+/// int keys converted to text).
+pub fn dumps(v: &PyValue) -> Result<PyStr, DumpsError> {
+    let mut out = String::new();
+    dump(v, &mut out)?;
+    Ok(PyStr::from(out))
+}
+
+fn dump(v: &PyValue, out: &mut String) -> Result<(), DumpsError> {
+    match v {
+        PyValue::None => out.push_str("null"),
+        PyValue::Bool(true) => out.push_str("true"),
+        PyValue::Bool(false) => out.push_str("false"),
+        PyValue::Int(i) => out.push_str(&int_text(i)?),
+        PyValue::Float(f) => out.push_str(&float_text(*f)),
+        PyValue::Str(s) => dump_str(s, out),
+        PyValue::List(items) | PyValue::Tuple(items) => {
+            out.push('[');
+            for (n, x) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                dump(x, out)?;
+            }
+            out.push(']');
+        }
+        PyValue::Dict(d) => {
+            out.push('{');
+            for (n, (k, x)) in d.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                let key = match k {
+                    PyValue::Str(s) => s.clone(),
+                    PyValue::Float(f) => PyStr::from(float_text(*f)),
+                    PyValue::Bool(b) => PyStr::from(if *b { "true" } else { "false" }),
+                    PyValue::None => PyStr::from("null"),
+                    PyValue::Int(i) => PyStr::from(int_text(i)?),
+                    other => {
+                        return Err(DumpsError::TypeError(format!(
+                            "keys must be str, int, float, bool or None, not {}",
+                            other.type_name()
+                        )))
+                    }
+                };
+                dump_str(&key, out);
+                out.push_str(": ");
+                dump(x, out)?;
+            }
+            out.push('}');
+        }
+        PyValue::Opaque { type_name, .. } => {
+            return Err(DumpsError::TypeError(format!(
+                "Object of type {type_name} is not JSON serializable"
+            )))
+        }
+        PyValue::Match(_) => {
+            return Err(DumpsError::TypeError(
+                "a matcher is not a value (only expected values hold matchers)".into(),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// `int.__repr__`, which refuses more than 4300 digits in CPython 3.11.
+fn int_text(i: &BigInt) -> Result<String, DumpsError> {
+    let text = i.to_string();
+    let digits = text.trim_start_matches('-').len();
+    if digits > crate::value::reader::MAX_INT_DIGITS {
+        return Err(DumpsError::ValueError(
+            "Exceeds the limit (4300 digits) for integer string conversion".into(),
+        ));
+    }
+    Ok(text)
+}
+
+/// `float.__repr__`, with JavaScript's names for the non-finite values.
+fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        crate::value::repr::float_repr(f)
+    }
+}
+
+/// `py_encode_basestring_ascii`: a quoted JSON string, ASCII only.
+fn dump_str(s: &PyStr, out: &mut String) {
+    use std::fmt::Write;
+    out.push('"');
+    for &c in s.code_points() {
+        match c {
+            0x22 => out.push_str("\\\""),
+            0x5C => out.push_str("\\\\"),
+            0x0A => out.push_str("\\n"),
+            0x0D => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            0x20..=0x7E => out.push(c as u8 as char),
+            0x10000.. => {
+                let v = c - 0x10000;
+                let _ = write!(
+                    out,
+                    "\\u{:04x}\\u{:04x}",
+                    0xD800 | (v >> 10),
+                    0xDC00 | (v & 0x3FF)
+                );
+            }
+            _ => {
+                let _ = write!(out, "\\u{c:04x}");
+            }
+        }
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,5 +608,62 @@ mod tests {
         };
         assert!(loads(&PyStr::from("[[1]]"), &options).is_ok());
         assert!(loads(&PyStr::from("[[[1]]]"), &options).is_err());
+    }
+
+    fn dumped(v: &PyValue) -> String {
+        dumps(v).unwrap().to_rust_string().unwrap()
+    }
+
+    #[test]
+    fn dumps_with_cpython_defaults() {
+        let d = PyValue::dict_of(vec![
+            ("found", PyValue::Bool(true)),
+            ("quantity", PyValue::int(12)),
+        ]);
+        assert_eq!(dumped(&d), r#"{"found": true, "quantity": 12}"#);
+        let d = PyValue::dict_of(vec![
+            ("found", PyValue::Bool(false)),
+            ("quantity", PyValue::None),
+        ]);
+        assert_eq!(dumped(&d), r#"{"found": false, "quantity": null}"#);
+        let s = PyValue::Str(PyStr::from_code_points(vec![
+            0x22, 0x5C, 0x0A, 0x01, 0x7F, 0xE9, 0x1F600, 0xD800, 0x2F,
+        ]));
+        assert_eq!(
+            dumped(&s),
+            r#""\"\\\n\u0001\u007f\u00e9\ud83d\ude00\ud800/""#
+        );
+        let l = PyValue::Tuple(vec![
+            PyValue::Float(0.1),
+            PyValue::Float(1e16),
+            PyValue::Float(f64::NAN),
+            PyValue::Float(f64::NEG_INFINITY),
+            PyValue::List(vec![]),
+            PyValue::dict_of(vec![]),
+        ]);
+        assert_eq!(dumped(&l), "[0.1, 1e+16, NaN, -Infinity, [], {}]");
+        let keys: PyDict = vec![
+            (PyValue::int(1), PyValue::int(1)),
+            (PyValue::Bool(false), PyValue::int(2)),
+            (PyValue::None, PyValue::int(3)),
+            (PyValue::Float(2.5), PyValue::int(4)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            dumped(&PyValue::Dict(keys)),
+            r#"{"1": 1, "false": 2, "null": 3, "2.5": 4}"#
+        );
+        let tuple_key: PyDict = vec![(PyValue::Tuple(vec![]), PyValue::None)]
+            .into_iter()
+            .collect();
+        assert!(matches!(
+            dumps(&PyValue::Dict(tuple_key)),
+            Err(DumpsError::TypeError(_))
+        ));
+        let huge = PyValue::Int(BigInt::from(10).pow(4300));
+        assert!(matches!(dumps(&huge), Err(DumpsError::ValueError(_))));
+        let most = PyValue::Int(BigInt::from(10).pow(4300) - 1);
+        assert!(dumps(&most).is_ok());
     }
 }

@@ -2,6 +2,7 @@
 //! `accept_ticket`, exactly as `checkpoints.md` defines them.
 
 use super::json::{self, Options};
+use super::{Checkpoint, Param, Refusal};
 use crate::value::{PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 
@@ -12,9 +13,80 @@ pub const MAX_DEPTH: usize = 8;
 /// The four ticket labels (invoice, outage, question, unclear).
 pub const LABELS: &[&str] = &["factuur", "storing", "vraag", "onduidelijk"];
 
-/// Every failure of this lesson is a `ValueError`; the text says why, for
-/// humans and tests only.
-pub type Refusal = String;
+/// The lesson's checkpoints, in course order.
+pub const CHECKPOINTS: &[Checkpoint] = &[
+    Checkpoint {
+        name: "parse_contract_json",
+        params: &[Param::required("text")],
+        run: |a| parse_contract_json(&a[0]),
+        tags: &[
+            "valid",
+            "duplicate-keys",
+            "nan-infinity",
+            "deep-nesting",
+            "surrogates",
+            "boolean-ints",
+            "size-limits",
+            "wrong-types",
+            "out-of-range",
+            "trailing-garbage",
+        ],
+    },
+    Checkpoint {
+        name: "validate_ticket",
+        params: &[
+            Param::required("value"),
+            Param::required("request_id"),
+            Param::required("source"),
+        ],
+        run: |a| validate_ticket(&a[0], &a[1], &a[2]),
+        tags: &[
+            "valid",
+            "duplicate-keys",
+            "nan-infinity",
+            "deep-nesting",
+            "surrogates",
+            "boolean-ints",
+            "bad-ids",
+            "size-limits",
+            "wrong-types",
+            "missing-or-extra-fields",
+            "out-of-range",
+            "evidence-mismatch",
+            "unicode-offsets",
+            "trailing-garbage",
+            "aliasing-and-mutation",
+        ],
+    },
+    Checkpoint {
+        name: "accept_ticket",
+        params: &[
+            Param::required("raw"),
+            Param::required("request_id"),
+            Param::required("source"),
+            Param::required("attempt"),
+            Param::optional("limit", || PyValue::int(2)),
+        ],
+        run: |a| accept_ticket(&a[0], &a[1], &a[2], &a[3], &a[4]),
+        tags: &[
+            "valid",
+            "duplicate-keys",
+            "nan-infinity",
+            "deep-nesting",
+            "surrogates",
+            "boolean-ints",
+            "bad-ids",
+            "size-limits",
+            "wrong-types",
+            "missing-or-extra-fields",
+            "out-of-range",
+            "evidence-mismatch",
+            "unicode-offsets",
+            "retry-policy",
+            "trailing-garbage",
+        ],
+    },
+];
 
 /// The contract's `object_pairs_hook`: refuse a key seen twice (after escape
 /// decoding) or one that cannot be UTF-8 encoded; keep document order.

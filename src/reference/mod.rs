@@ -4,6 +4,7 @@
 pub mod json;
 pub mod json_contract;
 pub mod tool_proposals;
+pub mod tool_results;
 
 use crate::value::{Exception, Outcome, PyValue};
 
@@ -18,31 +19,75 @@ pub enum CallError {
     BadArguments(String),
 }
 
-/// Every function the core knows, in course order.
-pub const FUNCTIONS: &[&str] = &[
-    "parse_contract_json",
-    "validate_ticket",
-    "accept_ticket",
-    "validate_tool_call",
-    "execute_tool",
-    "order_tool_results",
-];
+/// Why the core refused a call: always a `ValueError` in Python; the text
+/// says why, for people and tests only (students' wording is their own).
+pub type Refusal = String;
 
-/// The parameters of each function, in order, and the default of `limit`.
-fn parameters(function: &str) -> Option<&'static [&'static str]> {
-    Some(match function {
-        "parse_contract_json" => &["text"],
-        "validate_ticket" => &["value", "request_id", "source"],
-        "accept_ticket" => &["raw", "request_id", "source", "attempt", "limit"],
-        "validate_tool_call" | "execute_tool" => &["call"],
-        "order_tool_results" => &["calls", "results"],
-        _ => return None,
-    })
+/// One parameter of a checkpoint function, in signature order.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    pub name: &'static str,
+    /// The default when the parameter is optional (`limit=2`).
+    pub default: Option<fn() -> PyValue>,
 }
 
-/// The default of an optional parameter (only `accept_ticket`'s `limit=2`).
-fn default_of(function: &str, parameter: &str) -> Option<PyValue> {
-    (function == "accept_ticket" && parameter == "limit").then(|| PyValue::int(2))
+impl Param {
+    /// A parameter every call must pass.
+    pub const fn required(name: &'static str) -> Param {
+        Param {
+            name,
+            default: None,
+        }
+    }
+
+    /// A parameter with a default value.
+    pub const fn optional(name: &'static str, default: fn() -> PyValue) -> Param {
+        Param {
+            name,
+            default: Some(default),
+        }
+    }
+}
+
+/// A checkpoint of the course as the core knows it: one declaration, beside
+/// its implementation in the lesson's file (`json_contract::CHECKPOINTS`...),
+/// gathered in [`LESSONS`]. Everything else (course.toml validation, call
+/// binding, the corpus's tag coverage, the differential test) reads it here.
+#[derive(Clone, Copy, Debug)]
+pub struct Checkpoint {
+    /// The Python function name, e.g. `accept_ticket`.
+    pub name: &'static str,
+    /// The signature, in order.
+    pub params: &'static [Param],
+    /// The function on already-bound arguments (`args.len() == params.len()`,
+    /// defaults filled in): the returned value, or a refusal (`ValueError`).
+    pub run: fn(&[PyValue]) -> Result<PyValue, Refusal>,
+    /// The tags of the hostile-input vocabulary (`corpus::TAGS`) that apply
+    /// to this checkpoint: the shipped corpus covers each with a case.
+    pub tags: &'static [&'static str],
+}
+
+/// Every lesson's checkpoints, in course order. Adding a lesson adds one line
+/// here (see `docs/adding-a-lesson.md`).
+pub const LESSONS: &[&[Checkpoint]] = &[
+    json_contract::CHECKPOINTS,
+    tool_proposals::CHECKPOINTS,
+    tool_results::CHECKPOINTS,
+];
+
+/// Every checkpoint the core knows, in course order.
+pub fn checkpoints() -> impl Iterator<Item = &'static Checkpoint> {
+    LESSONS.iter().flat_map(|lesson| lesson.iter())
+}
+
+/// The checkpoint named `function`.
+pub fn checkpoint(function: &str) -> Option<&'static Checkpoint> {
+    checkpoints().find(|c| c.name == function)
+}
+
+/// The names of every checkpoint, in course order.
+pub fn names() -> Vec<&'static str> {
+    checkpoints().map(|c| c.name).collect()
 }
 
 /// Python's `'a'`, `'a' and 'b'`, `'a', 'b', and 'c'` in TypeError messages.
@@ -60,11 +105,11 @@ fn name_list(names: &[&str]) -> String {
 /// with CPython's TypeError messages (checked in the same order: keywords,
 /// then too many positionals, then missing arguments).
 fn bind(
-    function: &str,
-    params: &[&str],
+    cp: &Checkpoint,
     args: &[PyValue],
     kwargs: &[(String, PyValue)],
 ) -> Result<Vec<PyValue>, CallError> {
+    let (function, params) = (cp.name, cp.params);
     let bad = |msg: String| CallError::BadArguments(format!("{function}() {msg}"));
     let mut slots: Vec<Option<&PyValue>> = vec![None; params.len()];
     for (slot, arg) in slots.iter_mut().zip(args) {
@@ -76,7 +121,7 @@ fn bind(
                 "keyword argument repeated: {name}"
             )));
         }
-        let Some(pos) = params.iter().position(|p| p == name) else {
+        let Some(pos) = params.iter().position(|p| p.name == name) else {
             return Err(bad(format!("got an unexpected keyword argument '{name}'")));
         };
         if slots[pos].is_some() {
@@ -85,10 +130,7 @@ fn bind(
         slots[pos] = Some(value);
     }
     if args.len() > params.len() {
-        let required = params
-            .iter()
-            .filter(|p| default_of(function, p).is_none())
-            .count();
+        let required = params.iter().filter(|p| p.default.is_none()).count();
         let takes = if required == params.len() {
             let plural = if params.len() == 1 { "" } else { "s" };
             format!("{} positional argument{plural}", params.len())
@@ -104,8 +146,8 @@ fn bind(
     let missing: Vec<&str> = params
         .iter()
         .zip(&slots)
-        .filter(|(p, slot)| slot.is_none() && default_of(function, p).is_none())
-        .map(|(p, _)| *p)
+        .filter(|(p, slot)| slot.is_none() && p.default.is_none())
+        .map(|(p, _)| p.name)
         .collect();
     if !missing.is_empty() {
         let plural = if missing.len() == 1 { "" } else { "s" };
@@ -120,7 +162,7 @@ fn bind(
         .zip(slots)
         .map(|(p, slot)| match slot {
             Some(v) => v.clone(),
-            None => default_of(function, p).unwrap_or(PyValue::None),
+            None => p.default.map_or(PyValue::None, |default| default()),
         })
         .collect())
 }
@@ -131,25 +173,10 @@ pub fn call(
     args: &[PyValue],
     kwargs: &[(String, PyValue)],
 ) -> Result<Outcome, CallError> {
-    let params =
-        parameters(function).ok_or_else(|| CallError::UnknownFunction(function.to_string()))?;
-    let a = bind(function, params, args, kwargs)?;
-    let result = match (function, a.as_slice()) {
-        ("parse_contract_json", [text]) => json_contract::parse_contract_json(text),
-        ("validate_ticket", [value, request_id, source]) => {
-            json_contract::validate_ticket(value, request_id, source)
-        }
-        ("accept_ticket", [raw, request_id, source, attempt, limit]) => {
-            json_contract::accept_ticket(raw, request_id, source, attempt, limit)
-        }
-        ("validate_tool_call", [c]) => tool_proposals::validate_tool_call(c),
-        ("execute_tool", [c]) => tool_proposals::execute_tool(c),
-        ("order_tool_results", [calls, results]) => {
-            tool_proposals::order_tool_results(calls, results)
-        }
-        _ => return Err(CallError::UnknownFunction(function.to_string())),
-    };
-    Ok(match result {
+    let cp =
+        checkpoint(function).ok_or_else(|| CallError::UnknownFunction(function.to_string()))?;
+    let bound = bind(cp, args, kwargs)?;
+    Ok(match (cp.run)(&bound) {
         Ok(v) => Outcome::Returns(v),
         Err(_) => Outcome::Raises(Exception::ValueError),
     })
@@ -176,14 +203,49 @@ mod tests {
     }
 
     #[test]
-    fn every_function_is_callable() {
-        for f in FUNCTIONS {
-            assert!(parameters(f).is_some(), "{f}");
+    fn every_checkpoint_is_declared_once_and_callable() {
+        let names = names();
+        for (i, cp) in checkpoints().enumerate() {
+            assert!(!names[..i].contains(&cp.name), "{} declared twice", cp.name);
+            let distinct: std::collections::BTreeSet<&str> =
+                cp.params.iter().map(|p| p.name).collect();
+            assert_eq!(
+                distinct.len(),
+                cp.params.len(),
+                "{}: repeated parameter",
+                cp.name
+            );
+            // Optional parameters come last, as Python requires.
+            let first_optional = cp.params.iter().position(|p| p.default.is_some());
+            if let Some(i) = first_optional {
+                assert!(
+                    cp.params[i..].iter().all(|p| p.default.is_some()),
+                    "{}",
+                    cp.name
+                );
+            }
+            // Calling with None everywhere binds: the core returns or refuses.
+            let nones = vec![PyValue::None; cp.params.len()];
+            assert!(call(cp.name, &nones, &[]).is_ok(), "{}", cp.name);
         }
         assert!(matches!(
             call("eval", &[], &[]),
             Err(CallError::UnknownFunction(_))
         ));
+    }
+
+    #[test]
+    fn applicable_tags_are_in_the_vocabulary() {
+        for cp in checkpoints() {
+            assert!(cp.tags.contains(&"valid"), "{}: no valid cases", cp.name);
+            for tag in cp.tags {
+                assert!(
+                    crate::corpus::TAGS.contains(tag),
+                    "{}: unknown tag {tag}",
+                    cp.name
+                );
+            }
+        }
     }
 
     #[test]

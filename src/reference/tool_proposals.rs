@@ -1,11 +1,84 @@
 //! Lesson 03 — `tool-proposals`: `validate_tool_call`, `execute_tool`,
 //! `order_tool_results`, exactly as `checkpoints.md` defines them.
 
+use super::{Checkpoint, Param, Refusal};
 use crate::value::{PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 
-/// Why a call was refused (always a `ValueError` in Python).
-pub type Refusal = String;
+/// The tags every checkpoint of this lesson is tested with.
+const TAGS: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
+
+/// The lesson's checkpoints, in course order.
+pub const CHECKPOINTS: &[Checkpoint] = &[
+    Checkpoint {
+        name: "validate_tool_call",
+        params: &[Param::required("call")],
+        run: |a| validate_tool_call(&a[0]),
+        tags: TAGS_VTC,
+    },
+    Checkpoint {
+        name: "execute_tool",
+        params: &[Param::required("call")],
+        run: |a| execute_tool(&a[0]),
+        tags: TAGS,
+    },
+    Checkpoint {
+        name: "order_tool_results",
+        params: &[Param::required("calls"), Param::required("results")],
+        run: |a| order_tool_results(&a[0], &a[1]),
+        tags: TAGS_OTR,
+    },
+];
+
+/// `validate_tool_call` also checks ids for Unicode look-alikes.
+const TAGS_VTC: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "unicode-offsets",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
+
+/// `order_tool_results` also pairs shuffled results.
+const TAGS_OTR: &[&str] = &[
+    "valid",
+    "duplicate-keys",
+    "nan-infinity",
+    "deep-nesting",
+    "surrogates",
+    "boolean-ints",
+    "bad-ids",
+    "shuffled-results",
+    "size-limits",
+    "wrong-types",
+    "missing-or-extra-fields",
+    "out-of-range",
+    "trailing-garbage",
+    "aliasing-and-mutation",
+];
 
 /// `|x|, |y| <= 1_000_000` for multiply.
 pub const MAX_FACTOR: i64 = 1_000_000;
@@ -20,9 +93,89 @@ pub const CATALOGUE: &[(&str, i64)] = &[("notebook", 12), ("pen", 30)];
 
 /// The two tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tool {
+pub(crate) enum Tool {
     Multiply,
     Stock,
+}
+
+impl Tool {
+    /// The tool a name names: a str equal to `multiply` or `stock` (never
+    /// looked up dynamically; another case, type or spelling names nothing).
+    pub(crate) fn named(name: &PyValue) -> Option<Tool> {
+        match name.as_str() {
+            Some(n) if n.eq_str("multiply") => Some(Tool::Multiply),
+            Some(n) if n.eq_str("stock") => Some(Tool::Stock),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Tool::Multiply => "multiply",
+            Tool::Stock => "stock",
+        }
+    }
+
+    /// `validate_tool_call` steps 4–5: the tool's arguments, checked.
+    pub(crate) fn check_arguments(self, arguments: &PyValue) -> Result<&PyDict, Refusal> {
+        let arguments = arguments.as_dict().ok_or("arguments must be a dict")?;
+        match self {
+            Tool::Multiply => {
+                let ok = arguments.has_exact_str_keys(&["x", "y"])
+                    && ["x", "y"].iter().all(|k| {
+                        arguments
+                            .get_str(k)
+                            .and_then(|v| exact_int_within(v, MAX_FACTOR))
+                            .is_some()
+                    });
+                if !ok {
+                    return Err("multiply takes exact ints x, y with |v| <= 1_000_000".into());
+                }
+            }
+            Tool::Stock => {
+                let ok = arguments.has_exact_str_keys(&["sku"])
+                    && arguments
+                        .get_str("sku")
+                        .and_then(PyValue::as_str)
+                        .is_some_and(|s| {
+                            fullmatches(s, 30, |b| {
+                                b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
+                            })
+                        });
+                if !ok {
+                    return Err("stock takes exactly a valid sku".into());
+                }
+            }
+        }
+        Ok(arguments)
+    }
+
+    /// Runs the tool on checked arguments: `{'value': x * y}`, or
+    /// `{'found': bool, 'quantity': int or None}`, keys in that order.
+    pub(crate) fn run(self, arguments: &PyDict) -> PyValue {
+        let arg = |k: &str| arguments.get_str(k).cloned().unwrap_or(PyValue::None);
+        match self {
+            Tool::Multiply => {
+                let product = match (arg("x"), arg("y")) {
+                    (PyValue::Int(x), PyValue::Int(y)) => PyValue::Int(x * y),
+                    _ => PyValue::None, // unreachable: checked arguments
+                };
+                PyValue::dict_of(vec![("value", product)])
+            }
+            Tool::Stock => {
+                let quantity = arg("sku").as_str().and_then(|sku| {
+                    CATALOGUE
+                        .iter()
+                        .find(|(name, _)| sku.eq_str(name))
+                        .map(|&(_, q)| q)
+                });
+                PyValue::dict_of(vec![
+                    ("found", PyValue::Bool(quantity.is_some())),
+                    ("quantity", quantity.map_or(PyValue::None, PyValue::int)),
+                ])
+            }
+        }
+    }
 }
 
 /// A call that passed checkpoint 1.
@@ -33,7 +186,7 @@ struct ValidCall<'a> {
 }
 
 /// `re.fullmatch(r'[...]{1,max}', s)` for an ASCII class.
-fn fullmatches(s: &PyStr, max: usize, allowed: impl Fn(u8) -> bool) -> bool {
+pub(crate) fn fullmatches(s: &PyStr, max: usize, allowed: impl Fn(u8) -> bool) -> bool {
     (1..=max).contains(&s.len()) && s.all_ascii_in(allowed)
 }
 
@@ -57,44 +210,11 @@ fn check_call(call: &PyValue) -> Result<ValidCall<'_>, Refusal> {
             })
         })
         .ok_or("bad call id")?;
-    let name = d.get_str("name").and_then(PyValue::as_str);
-    let tool = match name {
-        Some(n) if n.eq_str("multiply") => Tool::Multiply,
-        Some(n) if n.eq_str("stock") => Tool::Stock,
-        _ => return Err("unknown tool".into()),
-    };
-    let arguments = d
-        .get_str("arguments")
-        .and_then(PyValue::as_dict)
-        .ok_or("arguments must be a dict")?;
-    match tool {
-        Tool::Multiply => {
-            let ok = arguments.has_exact_str_keys(&["x", "y"])
-                && ["x", "y"].iter().all(|k| {
-                    arguments
-                        .get_str(k)
-                        .and_then(|v| exact_int_within(v, MAX_FACTOR))
-                        .is_some()
-                });
-            if !ok {
-                return Err("multiply takes exact ints x, y with |v| <= 1_000_000".into());
-            }
-        }
-        Tool::Stock => {
-            let ok = arguments.has_exact_str_keys(&["sku"])
-                && arguments
-                    .get_str("sku")
-                    .and_then(PyValue::as_str)
-                    .is_some_and(|s| {
-                        fullmatches(s, 30, |b| {
-                            b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
-                        })
-                    });
-            if !ok {
-                return Err("stock takes exactly a valid sku".into());
-            }
-        }
-    }
+    let tool = d
+        .get_str("name")
+        .and_then(Tool::named)
+        .ok_or("unknown tool")?;
+    let arguments = tool.check_arguments(d.get_str("arguments").unwrap_or(&PyValue::None))?;
     Ok(ValidCall {
         id,
         tool,
@@ -105,13 +225,9 @@ fn check_call(call: &PyValue) -> Result<ValidCall<'_>, Refusal> {
 /// `validate_tool_call(call)`: the call as a new dict, or a refusal.
 pub fn validate_tool_call(call: &PyValue) -> Result<PyValue, Refusal> {
     let c = check_call(call)?;
-    let name = match c.tool {
-        Tool::Multiply => "multiply",
-        Tool::Stock => "stock",
-    };
     Ok(PyValue::dict_of(vec![
         ("id", PyValue::Str(c.id.clone())),
-        ("name", PyValue::str(name)),
+        ("name", PyValue::str(c.tool.name())),
         ("arguments", PyValue::Dict(c.arguments.clone())),
     ]))
 }
@@ -119,30 +235,9 @@ pub fn validate_tool_call(call: &PyValue) -> Result<PyValue, Refusal> {
 /// `execute_tool(call)`: validate, then run the one tool the call names.
 pub fn execute_tool(call: &PyValue) -> Result<PyValue, Refusal> {
     let c = check_call(call)?;
-    let arg = |k: &str| c.arguments.get_str(k).cloned().unwrap_or(PyValue::None);
-    let result = match c.tool {
-        Tool::Multiply => {
-            let (PyValue::Int(x), PyValue::Int(y)) = (arg("x"), arg("y")) else {
-                return Err("multiply takes exact ints".into());
-            };
-            PyValue::dict_of(vec![("value", PyValue::Int(x * y))])
-        }
-        Tool::Stock => {
-            let quantity = arg("sku").as_str().and_then(|sku| {
-                CATALOGUE
-                    .iter()
-                    .find(|(name, _)| sku.eq_str(name))
-                    .map(|&(_, q)| q)
-            });
-            PyValue::dict_of(vec![
-                ("found", PyValue::Bool(quantity.is_some())),
-                ("quantity", quantity.map_or(PyValue::None, PyValue::int)),
-            ])
-        }
-    };
     Ok(PyValue::dict_of(vec![
         ("call_id", PyValue::Str(c.id.clone())),
-        ("result", result),
+        ("result", c.tool.run(c.arguments)),
     ]))
 }
 

@@ -91,7 +91,7 @@ fn checkpoint(c: &CheckpointGrade) -> Value {
 
 fn failure(c: &CaseGrade) -> Value {
     let f = c.failure.as_ref();
-    json!({
+    let mut v = json!({
         "case": c.case,
         "tags": c.tags,
         "visibility": visibility(c.visibility),
@@ -103,7 +103,16 @@ fn failure(c: &CaseGrade) -> Value {
         "expected": f.and_then(|f| f.expected.as_deref()),
         "got": f.and_then(|f| f.got.as_deref()),
         "diff": f.and_then(|f| f.diff.as_deref()),
-    })
+    });
+    // Only when the expected value holds matchers (`<any non-empty str>`).
+    if let Some(f) = f.filter(|f| !f.matchers.is_empty()) {
+        v["matchers"] = f
+            .matchers
+            .iter()
+            .map(|m| json!({ "at": m.at, "matcher": m.matcher, "text": m.text }))
+            .collect();
+    }
+    v
 }
 
 fn visibility(v: Visibility) -> &'static str {

@@ -6,7 +6,7 @@ use super::json::SCHEMA;
 use crate::corpus::Visibility;
 use crate::grade::{
     Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun,
-    RecordingInfo, Shards, Status, SubmissionGrade,
+    MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
 };
 use serde::Deserialize;
 
@@ -133,6 +133,15 @@ struct FailureWire {
     expected: Option<String>,
     got: Option<String>,
     diff: Option<String>,
+    #[serde(default)]
+    matchers: Vec<MatcherWire>,
+}
+
+#[derive(Deserialize)]
+struct MatcherWire {
+    at: String,
+    matcher: String,
+    text: String,
 }
 
 /// Parses a JSON report into the run it describes. Fails on another
@@ -260,6 +269,15 @@ fn checkpoint(
                     expected: f.expected,
                     got: f.got,
                     diff: f.diff,
+                    matchers: f
+                        .matchers
+                        .into_iter()
+                        .map(|m| MatcherInfo {
+                            at: m.at,
+                            matcher: m.matcher,
+                            text: m.text,
+                        })
+                        .collect(),
                 }),
             });
         }

@@ -50,7 +50,7 @@ pub(crate) fn hash_key<H: Hasher>(key: &PyValue, h: &mut H) -> bool {
                 f.to_bits().hash(h);
             }
         },
-        List(_) | Dict(_) | Opaque { .. } => return false,
+        List(_) | Dict(_) | Opaque { .. } | Match(_) => return false,
     }
     true
 }
@@ -120,17 +120,32 @@ fn float_to_bigint(f: f64) -> Option<BigInt> {
 
 /// The checkpoints' strict equality: same types all the way down (`1`, `1.0`
 /// and `True` differ; a tuple is not a list), dict key order ignored, list
-/// order significant, nan equal to nan. Opaque values are never equal.
+/// order significant, nan equal to nan. Opaque values are never equal; a
+/// matcher equals only the same matcher (two expected values compared).
 pub fn strict_eq(a: &PyValue, b: &PyValue) -> bool {
+    compare(a, b, false)
+}
+
+/// Whether a returned value `got` is what the expected value asks for:
+/// [`strict_eq`] everywhere, except that a matcher inside `expected` accepts
+/// any value of its class at its place (`<any non-empty str>`).
+pub fn matches(expected: &PyValue, got: &PyValue) -> bool {
+    compare(expected, got, true)
+}
+
+/// [`strict_eq`] (`matching` false) or [`matches`] (`matching` true).
+fn compare(a: &PyValue, b: &PyValue, matching: bool) -> bool {
     use PyValue::*;
     match (a, b) {
+        (Match(m), got) if matching => m.accepts(got),
+        (Match(x), Match(y)) => x == y,
         (None, None) => true,
         (Bool(x), Bool(y)) => x == y,
         (Int(x), Int(y)) => x == y,
         (Float(x), Float(y)) => x == y || (x.is_nan() && y.is_nan()),
         (Str(x), Str(y)) => x == y,
         (List(x), List(y)) | (Tuple(x), Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| strict_eq(p, q))
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compare(p, q, matching))
         }
         (Dict(x), Dict(y)) => {
             if x.len() != y.len() {
@@ -148,12 +163,12 @@ pub fn strict_eq(a: &PyValue, b: &PyValue) -> bool {
                     && x.iter().all(|(k, v)| {
                         k.as_str()
                             .and_then(|s| index.get(s))
-                            .is_some_and(|w| strict_eq(v, w))
+                            .is_some_and(|w| compare(v, w, matching))
                     });
             }
             x.iter().all(|(k, v)| {
                 y.iter()
-                    .any(|(k2, v2)| strict_eq(k, k2) && strict_eq(v, v2))
+                    .any(|(k2, v2)| strict_eq(k, k2) && compare(v, v2, matching))
             })
         }
         _ => false,

@@ -4,6 +4,7 @@
 //! so that a student object with a cheating `__eq__` never gets a say.
 
 mod equality;
+pub mod matcher;
 pub mod pystr;
 pub mod reader;
 pub mod repr;
@@ -11,7 +12,8 @@ pub mod tagged;
 
 use num_bigint::BigInt;
 
-pub use equality::{py_key_eq, strict_eq};
+pub use equality::{matches, py_key_eq, strict_eq};
+pub use matcher::Matcher;
 pub use pystr::PyStr;
 
 /// A Python value, as far as grading needs to see it.
@@ -33,6 +35,10 @@ pub enum PyValue {
         type_name: String,
         repr: String,
     },
+    /// Only in expected values: a matcher that accepts a class of values
+    /// (see [`matcher`]). Never read from a recording, never sent to a
+    /// student's function.
+    Match(Matcher),
 }
 
 /// A Python `dict`: insertion-ordered entries with keys of any hashable kind.
@@ -165,13 +171,16 @@ impl PyValue {
             PyValue::Tuple(_) => "tuple",
             PyValue::Dict(_) => "dict",
             PyValue::Opaque { type_name, .. } => type_name,
+            PyValue::Match(m) => m.name(),
         }
     }
 
     /// Whether Python could use this value as a dict key.
     pub fn is_hashable(&self) -> bool {
         match self {
-            PyValue::List(_) | PyValue::Dict(_) | PyValue::Opaque { .. } => false,
+            PyValue::List(_) | PyValue::Dict(_) | PyValue::Opaque { .. } | PyValue::Match(_) => {
+                false
+            }
             PyValue::Tuple(items) => items.iter().all(PyValue::is_hashable),
             _ => true,
         }
@@ -239,10 +248,22 @@ impl Outcome {
         }
     }
 
-    /// Whether two outcomes agree under the checkpoints' strict rules.
+    /// Whether two expected outcomes are the same (a pin and the core's
+    /// outcome): values strictly equal, a matcher equal only to the same
+    /// matcher. Grading a returned value uses [`Outcome::accepts`] instead.
     pub fn strict_eq(&self, other: &Outcome) -> bool {
         match (self, other) {
             (Outcome::Returns(a), Outcome::Returns(b)) => strict_eq(a, b),
+            (Outcome::Raises(a), Outcome::Raises(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Whether the outcome of a call (`got`, concrete) is what this expected
+    /// outcome asks for: an equal raise, or a value [`matches`] accepts.
+    pub fn accepts(&self, got: &Outcome) -> bool {
+        match (self, got) {
+            (Outcome::Returns(a), Outcome::Returns(b)) => matches(a, b),
             (Outcome::Raises(a), Outcome::Raises(b)) => a == b,
             _ => false,
         }

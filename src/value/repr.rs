@@ -49,6 +49,7 @@ fn write_repr(out: &mut String, v: &PyValue) {
             out.push('}');
         }
         PyValue::Opaque { repr, .. } => out.push_str(repr),
+        PyValue::Match(m) => out.push_str(&m.text()),
     }
 }
 

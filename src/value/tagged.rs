@@ -7,7 +7,9 @@
 //! `{"$int": "<decimal>"}`, `{"$float": "nan"|"inf"|"-inf"}`,
 //! `{"$str": [code points]}`, `{"$tuple": [...]}`, `{"$dict": [[k, v], ...]}`
 //! (for dicts whose keys are not all plain text or that start with `$`),
-//! `{"$opaque": {"type": ..., "repr": ...}}`.
+//! `{"$opaque": {"type": ..., "repr": ...}}`, and, in expected values only,
+//! `{"$match": {"call": "any_str(min_len=1)", "text": "<any non-empty str>"}}`
+//! (a matcher: [`decode`] refuses it, [`decode_expected`] reads it).
 //! Floats are always written with a `.` or an exponent, so a plain JSON number
 //! without one is an int.
 
@@ -25,6 +27,8 @@ pub enum TaggedError {
     Malformed { tag: &'static str, why: String },
     #[error("unhashable dict key of type {0}")]
     UnhashableKey(String),
+    #[error("a matcher ($match) is an expected value, never a returned one")]
+    MatcherNotAllowed,
 }
 
 /// Encodes a value as tagged JSON.
@@ -87,6 +91,10 @@ pub fn encode(v: &PyValue) -> Value {
             "$opaque",
             serde_json::json!({ "type": type_name, "repr": repr }),
         ),
+        PyValue::Match(m) => tag(
+            "$match",
+            serde_json::json!({ "call": m.call(), "text": m.text() }),
+        ),
     }
 }
 
@@ -111,8 +119,19 @@ fn tag(name: &str, inner: Value) -> Value {
     Value::Object(m)
 }
 
-/// Decodes tagged JSON into a value.
+/// Decodes tagged JSON into a value (a returned value, an argument): a
+/// `$match` anywhere is an error.
 pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
+    decode_with(v, false)
+}
+
+/// Decodes tagged JSON of an expected value, which may hold matchers.
+pub fn decode_expected(v: &Value) -> Result<PyValue, TaggedError> {
+    decode_with(v, true)
+}
+
+fn decode_with(v: &Value, matchers: bool) -> Result<PyValue, TaggedError> {
+    let decode = |v: &Value| decode_with(v, matchers);
     Ok(match v {
         Value::Null => PyValue::None,
         Value::Bool(b) => PyValue::Bool(*b),
@@ -130,7 +149,7 @@ pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
         Value::Object(m) => {
             let only_entry = m.iter().next().filter(|_| m.len() == 1);
             if let Some((k, inner)) = only_entry.filter(|(k, _)| k.starts_with('$')) {
-                decode_tag(k, inner)?
+                decode_tag(k, inner, matchers)?
             } else {
                 let mut d = PyDict::new();
                 for (k, v) in m {
@@ -169,7 +188,8 @@ fn parse_int_text(s: &str) -> Option<BigInt> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
+fn decode_tag(key: &str, inner: &Value, matchers: bool) -> Result<PyValue, TaggedError> {
+    let decode = |v: &Value| decode_with(v, matchers);
     match key {
         "$int" => {
             let s = inner
@@ -218,7 +238,7 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
                     .filter(|p| p.len() == 2)
                     .ok_or_else(|| malformed("$dict", "entries must be [key, value] pairs"))?;
                 let k = decode(&pair[0])?;
-                if matches!(k, PyValue::List(_) | PyValue::Dict(_)) {
+                if matches!(k, PyValue::List(_) | PyValue::Dict(_) | PyValue::Match(_)) {
                     return Err(TaggedError::UnhashableKey(k.type_name().to_string()));
                 }
                 pairs.push((k, decode(&pair[1])?));
@@ -231,6 +251,20 @@ fn decode_tag(key: &str, inner: &Value) -> Result<PyValue, TaggedError> {
             match (field("type"), field("repr")) {
                 (Some(type_name), Some(repr)) => Ok(PyValue::Opaque { type_name, repr }),
                 _ => Err(malformed("$opaque", "needs string fields type and repr")),
+            }
+        }
+        "$match" if !matchers => Err(TaggedError::MatcherNotAllowed),
+        "$match" => {
+            let call = inner
+                .get("call")
+                .and_then(Value::as_str)
+                .ok_or_else(|| malformed("$match", "needs a string field call"))?;
+            match super::reader::eval_expr(call, &super::reader::Lets::new()) {
+                Ok(PyValue::Match(m)) => Ok(PyValue::Match(m)),
+                _ => Err(malformed(
+                    "$match",
+                    format!("not a matcher call: {call:.60}"),
+                )),
             }
         }
         other => Err(TaggedError::UnknownTag(other.to_string())),
@@ -315,6 +349,27 @@ mod tests {
         assert!(decode(&serde_json::json!({"$int": "12x"})).is_err());
         assert!(decode(&serde_json::json!({"$int": "--1"})).is_err());
         assert!(decode(&serde_json::json!({"$int": "-+1"})).is_err());
+    }
+
+    #[test]
+    fn matchers_travel_only_as_expected_values() {
+        use crate::value::Matcher;
+        let v = PyValue::List(vec![PyValue::dict_of(vec![(
+            "content",
+            PyValue::Match(Matcher::non_empty_str()),
+        )])]);
+        let j = encode(&v);
+        assert_eq!(
+            j,
+            serde_json::json!([{"content": {"$match": {
+                "call": "any_str(min_len=1)", "text": "<any non-empty str>"}}}])
+        );
+        assert!(strict_eq(&decode_expected(&j).unwrap(), &v));
+        assert_eq!(decode(&j).err(), Some(TaggedError::MatcherNotAllowed));
+        let nested = serde_json::json!({"$tuple": [{"$match": {"call": "any()"}}]});
+        assert_eq!(decode(&nested).err(), Some(TaggedError::MatcherNotAllowed));
+        assert!(decode_expected(&serde_json::json!({"$match": {"call": "float('nan')"}})).is_err());
+        assert!(decode_expected(&serde_json::json!({"$match": {"call": "any_str(x=1)"}})).is_err());
     }
 
     #[test]

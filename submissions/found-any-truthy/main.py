@@ -221,3 +221,123 @@ def order_tool_results(calls, results):
         answers[call_id] = dict(result)
 
     return [{"call_id": cid, "result": answers[cid]} for cid in names]
+
+
+# ---------------------------------------------------------------------------
+# Lesson 04 — tool results
+# ---------------------------------------------------------------------------
+
+TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}", re.ASCII)
+MAX_PARTS = 16
+
+
+def _check_arguments(name, arguments):
+    """The tool's arguments as validate_tool_call checks them (steps 4-5)."""
+    if not isinstance(arguments, dict):
+        raise ValueError("arguments must be a dict")
+    if name == "multiply":
+        if set(arguments) != {"x", "y"}:
+            raise ValueError("multiply takes exactly x and y")
+        if not all(_exact_int(arguments[k], MAX_FACTOR) for k in ("x", "y")):
+            raise ValueError("x and y must be ints with |v| <= 1_000_000")
+    else:
+        if set(arguments) != {"sku"}:
+            raise ValueError("stock takes exactly sku")
+        sku = arguments["sku"]
+        if not isinstance(sku, str) or not SKU.fullmatch(sku):
+            raise ValueError("bad sku")
+
+
+def run_tool(name, input):
+    """Run a requested tool, or refuse a name that is not one of ours."""
+    if not isinstance(name, str) or name not in ("multiply", "stock"):
+        raise ValueError(f"unknown tool: {name!r}")
+    _check_arguments(name, input)
+    if name == "multiply":
+        return {"value": input["x"] * input["y"]}
+    sku = input["sku"]
+    return {"found": sku in CATALOGUE, "quantity": CATALOGUE.get(sku)}
+
+
+def _parts(parts):
+    """A list of at most 16 dicts, each holding a str type."""
+    if not isinstance(parts, list) or len(parts) > MAX_PARTS:
+        raise ValueError("parts must be a list of at most 16 items")
+    for part in parts:
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            raise ValueError("every part is a dict with a str type")
+    return parts
+
+
+def _tool_uses(parts):
+    """The tool_use parts, checked: exact keys, a valid and unique id."""
+    uses = []
+    seen = set()
+    for part in _parts(parts):
+        if part["type"] != "tool_use":
+            continue
+        if set(part) != {"type", "id", "name", "input"}:
+            raise ValueError("a tool_use part has exactly type, id, name, input")
+        tool_use_id = part["id"]
+        if not isinstance(tool_use_id, str) or not TOOL_USE_ID.fullmatch(tool_use_id):
+            raise ValueError("bad tool_use id")
+        if tool_use_id in seen:
+            raise ValueError(f"duplicate tool_use id {tool_use_id!r}")
+        seen.add(tool_use_id)
+        uses.append(part)
+    return uses
+
+
+def run_tools(parts):
+    """One tool_result per tool_use; a failing tool is an error result."""
+    results = []
+    for part in _tool_uses(parts):
+        try:
+            content = json.dumps(run_tool(part["name"], part["input"]))
+            status = "success"
+        except ValueError as e:
+            content = f"Error: {e}"
+            status = "error"
+        results.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": part["id"],
+                "content": content,
+                "status": status,
+            }
+        )
+    return results
+
+
+def check_tool_results(assistant_parts, user_parts):
+    """Every tool_use answered exactly once, by its id, results first."""
+    uses = _tool_uses(assistant_parts)
+    for part in uses:
+        if not isinstance(part["name"], str) or not isinstance(part["input"], dict):
+            raise ValueError("a tool_use has a str name and a dict input")
+    statuses = {}  # tool_use id -> status of its result
+    other_seen = False
+    for part in _parts(user_parts):
+        if part["type"] != "tool_result":
+            other_seen = True
+            continue
+        if other_seen:
+            raise ValueError("tool_result parts must come first")
+        if set(part) != {"type", "tool_use_id", "content", "status"}:
+            raise ValueError("a tool_result has exactly type, tool_use_id, content, status")
+        tool_use_id = part["tool_use_id"]
+        if not isinstance(tool_use_id, str) or tool_use_id not in {u["id"] for u in uses}:
+            raise ValueError("a tool_result answers no tool_use")
+        if tool_use_id in statuses:
+            raise ValueError("a tool_use is answered twice")
+        content, status = part["content"], part["status"]
+        if not isinstance(content, str):
+            raise ValueError("content must be a str")
+        if not isinstance(status, str) or status not in ("success", "error"):
+            raise ValueError("status must be 'success' or 'error'")
+        if status == "error" and not content:
+            raise ValueError("an error result must say what went wrong")
+        statuses[tool_use_id] = status
+    if len(statuses) != len(uses):
+        raise ValueError("a tool_use has no tool_result")
+    return [{"id": u["id"], "name": u["name"], "status": statuses[u["id"]]} for u in uses]

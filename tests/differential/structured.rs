@@ -27,7 +27,7 @@ fn dict(entries: Vec<(&str, PyValue)>) -> PyValue {
 }
 
 /// A value of a surprising type, for "wrong types at every position".
-fn wrong_type<R: Rng>(rng: &mut R) -> PyValue {
+pub fn wrong_type<R: Rng>(rng: &mut R) -> PyValue {
     match rng.gen_range(0..10) {
         0 => PyValue::None,
         1 => PyValue::Bool(rng.gen()),
@@ -48,7 +48,7 @@ fn wrong_type<R: Rng>(rng: &mut R) -> PyValue {
 
 /// Shuffles a dict's entries, and sometimes drops one, adds one (text or
 /// non-text key) or replaces a value with a wrong type.
-fn disturb<R: Rng>(rng: &mut R, v: PyValue, p: f64) -> PyValue {
+pub fn disturb<R: Rng>(rng: &mut R, v: PyValue, p: f64) -> PyValue {
     let PyValue::Dict(d) = v else { return v };
     let mut entries = d.into_entries();
     entries.shuffle(rng);
@@ -269,7 +269,7 @@ fn to_json<R: Rng>(rng: &mut R, v: &PyValue, out: &mut Vec<u32>) {
             }
             json_texts::push(out, "}");
         }
-        PyValue::Opaque { .. } => json_texts::push(out, "null"),
+        PyValue::Opaque { .. } | PyValue::Match(_) => json_texts::push(out, "null"),
     }
 }
 
@@ -354,7 +354,7 @@ fn call_id<R: Rng>(rng: &mut R) -> PyValue {
     }
 }
 
-fn factor<R: Rng>(rng: &mut R) -> PyValue {
+pub fn factor<R: Rng>(rng: &mut R) -> PyValue {
     match rng.gen_range(0..30) {
         0 => int(1_000_000),
         1 => int(-1_000_000),
@@ -369,7 +369,7 @@ fn factor<R: Rng>(rng: &mut R) -> PyValue {
     }
 }
 
-fn sku<R: Rng>(rng: &mut R) -> PyValue {
+pub fn sku<R: Rng>(rng: &mut R) -> PyValue {
     let pool = [
         "pen",
         "notebook",

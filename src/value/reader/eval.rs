@@ -234,6 +234,15 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
             for a in args {
                 vals.push(eval(a, lets)?);
             }
+            if crate::value::matcher::NAMES.contains(&name.as_str()) {
+                let mut kw = Vec::with_capacity(kwargs.len());
+                for (k, _, node) in kwargs {
+                    kw.push((k.clone(), eval(node, lets)?.v));
+                }
+                return crate::value::Matcher::from_call(name, vals.len(), &kw)
+                    .map(|m| Val::scalar(PyValue::Match(m)))
+                    .map_err(|msg| type_error(pos, msg));
+            }
             match name.as_str() {
                 "float" | "chr" if !kwargs.is_empty() => Err(type_error(
                     pos,
@@ -244,7 +253,7 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
                 _ => Err(err(
                     pos,
                     ErrorKind::NameError,
-                    format!("name '{name}' is not defined (only float() and chr() can be called inside a call's arguments)"),
+                    format!("name '{name}' is not defined (only float() and chr() can be called, and the matchers any(), any_str(), any_int(), any_float() in expect)"),
                 )),
             }
         }
@@ -254,7 +263,9 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
 /// The first unhashable type inside a would-be dict key.
 fn unhashable_part(v: &PyValue) -> Option<&str> {
     match v {
-        PyValue::List(_) | PyValue::Dict(_) | PyValue::Opaque { .. } => Some(tn(v)),
+        PyValue::List(_) | PyValue::Dict(_) | PyValue::Opaque { .. } | PyValue::Match(_) => {
+            Some(tn(v))
+        }
         PyValue::Tuple(items) => items.iter().find_map(unhashable_part),
         _ => None,
     }

@@ -243,8 +243,20 @@ pub fn parse_call(text: &str, lets: &Lets) -> Result<Call, ReadError> {
             kwargs: Vec::with_capacity(kwargs.len()),
         };
         let mut total = 0usize;
+        // A matcher is an expected value: a student's function never gets one.
+        let no_matcher = |v: &Val, pos: usize| {
+            if crate::value::matcher::contains_matcher(&v.v) {
+                return Err(ReadError::at(
+                    pos,
+                    ErrorKind::Unsupported,
+                    "a matcher (any(), any_str(), ...) can only appear in expect, not in a call",
+                ));
+            }
+            Ok(())
+        };
         for a in &args {
             let v = eval::eval(a, lets)?;
+            no_matcher(&v, a.pos)?;
             total = total.saturating_add(v.weight);
             if total > MAX_ELEMENTS {
                 return Err(ReadError::at(a.pos, ErrorKind::LimitError, too_large()));
@@ -253,6 +265,7 @@ pub fn parse_call(text: &str, lets: &Lets) -> Result<Call, ReadError> {
         }
         for (k, _, a) in &kwargs {
             let v = eval::eval(a, lets)?;
+            no_matcher(&v, a.pos)?;
             total = total.saturating_add(v.weight);
             if total > MAX_ELEMENTS {
                 return Err(ReadError::at(a.pos, ErrorKind::LimitError, too_large()));
