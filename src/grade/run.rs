@@ -261,6 +261,12 @@ pub struct Failure {
     pub brief: String,
     /// The call as Python, cut to ~300 characters; `None` when hidden from the audience.
     pub call: Option<String>,
+    /// The `[let]` bindings the call names (`c1 = {...}`), in an order that
+    /// runs, when `call` is written with them; else empty (and when hidden).
+    pub bindings: Vec<String>,
+    /// Where the case is written (`<lesson>/<file>.toml:<line>`); `None`
+    /// when hidden from the audience.
+    pub source: Option<String>,
     /// `raise ValueError` or the expected value's repr.
     pub expected: Option<String>,
     /// The returned value's repr or `raise Class: message`; `None` when the
@@ -485,7 +491,8 @@ pub fn hidden_reason(brief: &str) -> String {
 impl GradeRun {
     /// The run as `audience` may see it: for students, a failed hidden case
     /// keeps only its id, tags and a value-free reason ("a hidden case
-    /// failed: ..."); its call, expected, got and diff are dropped.
+    /// failed: ..."); its call, expected, got and diff are dropped. Students
+    /// never see where a case is written (`source`).
     pub fn for_audience(&self, audience: Audience) -> GradeRun {
         self.view(audience).into_owned()
     }
@@ -505,11 +512,17 @@ impl GradeRun {
                 .iter_mut()
                 .flat_map(|s| s.checkpoints.iter_mut())
                 .flat_map(|c| c.cases.iter_mut())
-                .filter(|c| c.visibility == Visibility::Hidden)
             {
-                if let Some(f) = case.failure.as_mut() {
+                let hidden = case.visibility == Visibility::Hidden;
+                let Some(f) = case.failure.as_mut() else {
+                    continue;
+                };
+                // Where a case is written is for course staff, who have the files.
+                f.source = None;
+                if hidden {
                     f.reason = hidden_reason(&f.brief);
                     f.call = None;
+                    f.bindings = Vec::new();
                     f.expected = None;
                     f.got = None;
                     f.diff = None;

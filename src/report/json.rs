@@ -100,6 +100,8 @@ fn failure(c: &CaseGrade) -> Value {
         "reason": f.map(|f| f.reason.as_str()),
         "brief": f.map(|f| f.brief.as_str()),
         "call": f.and_then(|f| f.call.as_deref()),
+        "where": f.map(|f| f.bindings.clone()).unwrap_or_default(),
+        "source": f.and_then(|f| f.source.as_deref()),
         "expected": f.and_then(|f| f.expected.as_deref()),
         "got": f.and_then(|f| f.got.as_deref()),
         "diff": f.and_then(|f| f.diff.as_deref()),

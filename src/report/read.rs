@@ -130,6 +130,11 @@ struct FailureWire {
     reason: String,
     brief: String,
     call: Option<String>,
+    /// Added within `autograder-report/1`: absent from older reports.
+    #[serde(default, rename = "where")]
+    bindings: Vec<String>,
+    #[serde(default)]
+    source: Option<String>,
     expected: Option<String>,
     got: Option<String>,
     diff: Option<String>,
@@ -257,6 +262,8 @@ fn checkpoint(
                     reason: f.reason,
                     brief: f.brief,
                     call: f.call,
+                    bindings: f.bindings,
+                    source: f.source,
                     expected: f.expected,
                     got: f.got,
                     diff: f.diff,
