@@ -236,9 +236,18 @@ fn a_wrong_value_is_reported_before_aliasing() {
 #[test]
 fn outcomes_without_a_value_have_plain_reasons() {
     let cases: Vec<(CaseOutcome, &str)> = vec![
-        (CaseOutcome::Timeout { seconds: 2.0 }, "timed out after 2 s"),
         (
-            CaseOutcome::Timeout { seconds: 0.5 },
+            CaseOutcome::Timeout {
+                seconds: 2.0,
+                submission_budget: None,
+            },
+            "timed out after 2 s",
+        ),
+        (
+            CaseOutcome::Timeout {
+                seconds: 0.5,
+                submission_budget: None,
+            },
             "timed out after 0.5 s",
         ),
         (

@@ -438,7 +438,9 @@ fn grade_case(case: &Case, want: &Outcome, rec: &Recording) -> CaseGrade {
     let recorded = rec.outcomes.get(&case.id);
     let verdict = judge(want, recorded);
     let seconds = match recorded {
-        Some(crate::record::format::CaseOutcome::Timeout { seconds }) if seconds.is_finite() => {
+        Some(crate::record::format::CaseOutcome::Timeout { seconds, .. })
+            if seconds.is_finite() =>
+        {
             seconds.max(0.0)
         }
         _ => 0.0,

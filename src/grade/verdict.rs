@@ -146,8 +146,22 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
             "returned a value too large to record".into(),
             "returned a value too large to record",
         ),
-        CaseOutcome::Timeout { seconds } => {
+        CaseOutcome::Timeout {
+            seconds,
+            submission_budget: None,
+        } => {
             let r = format!("timed out after {} s", seconds_text(*seconds));
+            Verdict::fail(r.clone(), r)
+        }
+        CaseOutcome::Timeout {
+            seconds,
+            submission_budget: Some(budget),
+        } => {
+            let r = format!(
+                "timed out: the submission's time budget ran out ({} s for all its cases; {} s per case)",
+                seconds_text(*budget),
+                seconds_text(*seconds)
+            );
             Verdict::fail(r.clone(), r)
         }
         CaseOutcome::Crashed { exit_code, signal } => {
