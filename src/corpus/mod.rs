@@ -51,6 +51,16 @@ pub enum Visibility {
     Hidden,
 }
 
+impl Visibility {
+    /// The name case files and reports use (its serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Hidden => "hidden",
+        }
+    }
+}
+
 /// One graded call.
 #[derive(Clone, Debug)]
 pub struct Case {

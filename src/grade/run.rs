@@ -23,7 +23,19 @@ pub enum GradeError {
 }
 
 /// Who reads the reports: students never see the input of a hidden case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Its names (`instructor`, `student`) are `--audience`'s and the JSON's.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Audience {
     #[default]
     Instructor,
@@ -112,8 +124,8 @@ impl Shards {
     }
 }
 
-/// The corpus as reports describe it.
-#[derive(Clone, Debug, PartialEq)]
+/// The corpus as reports describe it (the JSON report's `corpus`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CorpusInfo {
     pub cases: usize,
     pub fingerprint: String,
@@ -121,7 +133,7 @@ pub struct CorpusInfo {
 }
 
 /// One checkpoint of the course, with its case count and total weight.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointInfo {
     pub id: String,
     pub lesson: String,
@@ -131,11 +143,12 @@ pub struct CheckpointInfo {
     pub weight: u64,
     /// Its cases in corpus order (what a graded submission's cases are
     /// made of), so a report read back from JSON can rebuild passed cases.
+    /// Added within `autograder-report/1`: reports without it cannot be read back.
     pub case_list: Vec<CaseInfo>,
 }
 
 /// A case as the corpus defines it, without its call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaseInfo {
     /// The case's id within its checkpoint.
     pub case: String,
@@ -144,8 +157,9 @@ pub struct CaseInfo {
     pub weight: u32,
 }
 
-/// Whether a submission could be graded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Whether a submission could be graded (`status` in JSON and CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     Graded,
     /// Its recording was unusable; `error` says why.
@@ -190,14 +204,17 @@ impl SubmissionGrade {
 }
 
 /// Facts about a recording that reports may show.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RecordingInfo {
     pub harness: String,
     /// The sandbox tier (`bwrap`, `landlock`, `rlimits`, or another runner's word).
     pub isolation: String,
-    /// The interpreter's version, when the recording says it.
+    /// The interpreter's version, when the recording says it (absent from
+    /// older reports).
+    #[serde(default)]
     pub python: Option<String>,
     /// What the sandbox's self-test found held, when the recording says it.
+    #[serde(default)]
     pub sandbox: Option<String>,
     pub source_sha256: Option<String>,
     /// The recording answered another version of the corpus: cases it does
@@ -540,5 +557,25 @@ impl GradeRun {
             .iter()
             .filter(|s| s.status == Status::Error || s.percent() < percent)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_serde_and_cli_names() {
+        use clap::ValueEnum;
+        for a in [Audience::Instructor, Audience::Student] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.name());
+            assert_eq!(a.to_possible_value().unwrap().get_name(), a.name());
+        }
+        for s in [Status::Graded, Status::Error] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
+        for v in [Visibility::Visible, Visibility::Hidden] {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.name());
+        }
     }
 }

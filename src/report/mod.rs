@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod read;
+pub mod schema;
 pub mod terminal;
 pub mod text;
 
