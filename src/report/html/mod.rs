@@ -24,19 +24,17 @@ const DETAIL_FAILURES: usize = 20;
 /// How many cases the "most failed" table lists.
 const TOP_CASES: usize = 25;
 
-/// Text made safe for HTML element content and quoted attribute values.
+/// Text made safe for HTML element content and quoted attribute values:
+/// what [`super::text`] hides becomes U+FFFD, markup is escaped.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in super::text::replaced(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters other than newline and tab are not
-            // allowed in HTML text; show them as a replacement mark.
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
