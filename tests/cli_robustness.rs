@@ -262,7 +262,7 @@ fn a_recording_of_another_corpus_is_flagged_and_odd_ids_stay_on_one_line() {
     assert!(stdout.contains("another version of the corpus"), "{stdout}");
     assert!(!stdout.contains('\u{1b}'), "no escape reaches the terminal");
     let row = stdout.lines().nth(1).unwrap();
-    assert!(row.starts_with("new\\nline\\u{1b}[31m "), "{row}");
+    assert!(row.starts_with("new\\nline\\x1b[31m "), "{row}");
 }
 
 #[test]

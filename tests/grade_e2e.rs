@@ -52,7 +52,10 @@ fn submissions(root: &Path) {
     let mut half = perfect_recording("half");
     half.outcomes.insert(
         "order_tool_results/empty".into(),
-        CaseOutcome::Timeout { seconds: 2.0 },
+        CaseOutcome::Timeout {
+            seconds: 2.0,
+            submission_budget: None,
+        },
     );
     ship_recording(root, &half);
 
@@ -380,7 +383,10 @@ fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
         let mut rec = perfect_recording(&format!("s{i:02}"));
         rec.outcomes.insert(
             "order_tool_results/empty".into(),
-            CaseOutcome::Timeout { seconds: 2.0 },
+            CaseOutcome::Timeout {
+                seconds: 2.0,
+                submission_budget: None,
+            },
         );
         ship_recording(&subs, &rec);
     }

@@ -236,9 +236,18 @@ fn a_wrong_value_is_reported_before_aliasing() {
 #[test]
 fn outcomes_without_a_value_have_plain_reasons() {
     let cases: Vec<(CaseOutcome, &str)> = vec![
-        (CaseOutcome::Timeout { seconds: 2.0 }, "timed out after 2 s"),
         (
-            CaseOutcome::Timeout { seconds: 0.5 },
+            CaseOutcome::Timeout {
+                seconds: 2.0,
+                submission_budget: None,
+            },
+            "timed out after 2 s",
+        ),
+        (
+            CaseOutcome::Timeout {
+                seconds: 0.5,
+                submission_budget: None,
+            },
             "timed out after 0.5 s",
         ),
         (
@@ -444,6 +453,7 @@ fn failures_show_matchers_readably_and_diff_only_what_is_wrong() {
         call: "run_tools([])".into(),
         args: vec![],
         kwargs: vec![],
+        lets: vec![],
         tags: vec!["valid".into()],
         visibility: Visibility::Visible,
         weight: 1,

@@ -88,3 +88,59 @@ fn usage_and_corpus_errors_exit_2() {
     let (code, _, err) = autograder(&["record", echo, "--case-timeout", "0"], tmp.path());
     assert_eq!(code, 2, "{err}");
 }
+
+/// The `recorded k/n submissions (p%)` lines of a run's stderr, as (k, n, p).
+fn progress_lines(stderr: &str) -> Vec<(usize, usize, usize)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("recorded ")?;
+            let (counts, pct) = rest.split_once(" submissions (")?;
+            let (k, n) = counts.split_once('/')?;
+            let pct = pct.strip_suffix("%)")?;
+            Some((k.parse().ok()?, n.parse().ok()?, pct.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn a_log_gets_plain_progress_lines_unless_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_cases(&tmp.path().join("cases"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+    let subs = tmp.path().join("subs");
+    for i in 0..4 {
+        let dir = subs.join(format!("s{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(fixtures.join("echo/main.py"), dir.join("main.py")).unwrap();
+    }
+    // stderr is a pipe here, not a terminal: no bar, plain lines.
+    let (code, out, err) = autograder(&["record", "subs", "--no-cache"], tmp.path());
+    assert_eq!(code, 0, "{out}{err}");
+    // 4 submissions: every one crosses a tenth of the run.
+    assert_eq!(
+        progress_lines(&err),
+        [(1, 4, 25), (2, 4, 50), (3, 4, 75), (4, 4, 100)],
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    let (code, out, err) = autograder(
+        &[
+            "grade",
+            "subs",
+            "--no-cache",
+            "--summary-only",
+            "--cases",
+            "cases",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(progress_lines(&err).last(), Some(&(4, 4, 100)), "{err}");
+    let (code, out, err) = autograder(
+        &["grade", "subs", "--no-cache", "--quiet", "--cases", "cases"],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(progress_lines(&err).is_empty(), "{err}");
+}

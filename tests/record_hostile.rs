@@ -104,6 +104,7 @@ fn check_hostile(isolation: IsolationChoice) {
     );
     let timeout = CaseOutcome::Timeout {
         seconds: TIMEOUT_SECS as f64,
+        submission_budget: None,
     };
     assert_eq!(hostile("infinite-loop"), timeout);
     assert_eq!(

@@ -130,7 +130,10 @@ fn a_shipped_recording_is_read_not_run() {
     assert_eq!(rec.isolation, "browser");
     assert_eq!(
         outcome(rec, "parse_contract_json/b"),
-        &CaseOutcome::Timeout { seconds: 2.0 }
+        &CaseOutcome::Timeout {
+            seconds: 2.0,
+            submission_budget: None
+        }
     );
 }
 
@@ -246,7 +249,10 @@ fn a_sleeping_call_times_out_on_the_wall_clock() {
     let rec = recording(&got, "sleepy");
     assert_eq!(
         outcome(rec, "parse_contract_json/a"),
-        &CaseOutcome::Timeout { seconds: 1.0 }
+        &CaseOutcome::Timeout {
+            seconds: 1.0,
+            submission_budget: None
+        }
     );
     assert!(matches!(
         outcome(rec, "parse_contract_json/b"),

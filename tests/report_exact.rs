@@ -26,8 +26,13 @@ fn one_failure(root: &Path) -> PathBuf {
         .iter()
         .find(|c| c.checkpoint == "parse_contract_json")
         .expect("a parse_contract_json case");
-    rec.outcomes
-        .insert(first.id.clone(), CaseOutcome::Timeout { seconds: 2.0 });
+    rec.outcomes.insert(
+        first.id.clone(),
+        CaseOutcome::Timeout {
+            seconds: 2.0,
+            submission_budget: None,
+        },
+    );
     let dir = root.join("subs").join("model-solution");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(

@@ -53,6 +53,14 @@ fn json_golden_and_schema() {
     let run = support::run();
     let text = report::json::render(&run);
     support::check_golden("report.json", &text);
+    // The schema's types describe the whole file: read into them and
+    // written again, it is the same bytes (no field unknown to them).
+    let typed: report::schema::Report = serde_json::from_str(&text).unwrap();
+    let mut again = serde_json::to_string_pretty(&typed).unwrap();
+    again.push('\n');
+    assert!(again == text, "the schema types lose or reorder fields");
+    assert_eq!(typed, report::json::report(&run));
+    assert_eq!(typed.submissions.len(), 5);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["schema"], "autograder-report/1");
     assert_eq!(v["corpus"]["cases"], 8);

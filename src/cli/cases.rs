@@ -230,10 +230,7 @@ fn list(dir: &Path, json: bool) -> anyhow::Result<i32> {
             if shown.chars().count() > 60 {
                 shown = shown.chars().take(57).collect::<String>() + "...";
             }
-            let vis = match case.visibility {
-                Visibility::Visible => "visible",
-                Visibility::Hidden => "hidden",
-            };
+            let vis = case.visibility.name();
             writeln!(
                 out,
                 "{:<48} {vis:<7} w{:<2} {:<40} {}",

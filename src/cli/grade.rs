@@ -1,13 +1,13 @@
 //! `autograder grade`: record what is missing, grade every submission, print
 //! the summary and write the requested reports.
 
-use super::output::{check_report_paths, finish, AudienceArg, OutputArgs};
+use super::output::{check_report_paths, finish, OutputArgs};
 use super::record::{
     check_work_dir_for, load_corpus, positive_seconds, settle_environment, SandboxArgs,
 };
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
-use crate::grade;
+use crate::grade::{self, Audience};
 use crate::record::{self, format::Recording, RecordOptions};
 use crate::report;
 use anyhow::{bail, Context};
@@ -48,8 +48,8 @@ struct Options {
     #[arg(long)]
     main_py_only: bool,
     /// Who reads the output: students never see the input of a hidden case.
-    #[arg(long, value_enum, default_value_t = AudienceArg::Instructor)]
-    audience: AudienceArg,
+    #[arg(long, value_enum, default_value_t = Audience::Instructor)]
+    audience: Audience,
     /// Write Gradescope's results.json (PATH must be one submission).
     #[arg(long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
@@ -97,7 +97,7 @@ fn shard(s: &str) -> Result<Shard, String> {
 /// Runs `autograder grade`; returns the exit code (see [`super::EXIT_OK`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let args = *args.options;
-    let audience = args.audience.into();
+    let audience = args.audience;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
         .build()

@@ -1,7 +1,7 @@
 //! `autograder merge`: joins the JSON reports of `grade --shard K/N` runs
 //! into one result and writes the same reports a single run would have.
 
-use super::output::{finish, AudienceArg, OutputArgs};
+use super::output::{finish, OutputArgs};
 use super::EXIT_ERROR;
 use crate::grade::Audience;
 use crate::report;
@@ -17,7 +17,7 @@ pub struct Args {
     /// Who reads the output. Default: the shards' audience. Student shards
     /// cannot be merged for instructors (hidden inputs are not in them).
     #[arg(long, value_enum)]
-    audience: Option<AudienceArg>,
+    audience: Option<Audience>,
     /// Merge even when shards of the run are missing; every report then
     /// says which shards it holds ("partial: shards 1, 3 of 3").
     #[arg(long)]
@@ -38,10 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let run =
         report::merge::merge(runs, args.allow_partial).context("cannot merge these reports")?;
-    let audience = match args.audience {
-        Some(a) => a.into(),
-        None => run.audience,
-    };
+    let audience = args.audience.unwrap_or(run.audience);
     if run.audience == Audience::Student && audience == Audience::Instructor {
         eprintln!(
             "error: the shards were written for students; they lack what instructors see \

@@ -43,22 +43,6 @@ pub(super) struct OutputArgs {
     pub all_failures: bool,
 }
 
-/// `--audience`: who reads the output.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub(super) enum AudienceArg {
-    Instructor,
-    Student,
-}
-
-impl From<AudienceArg> for Audience {
-    fn from(a: AudienceArg) -> Audience {
-        match a {
-            AudienceArg::Instructor => Audience::Instructor,
-            AudienceArg::Student => Audience::Student,
-        }
-    }
-}
-
 /// `--fail-under`: a percentage in [0, 100].
 fn percentage(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

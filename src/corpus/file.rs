@@ -174,7 +174,7 @@ fn read_case(
             ),
             Ok(c) => match check(&c.function, &c.args, &c.kwargs) {
                 Err(why) => sink.at(n.span.start, label, format!("call: {why}")),
-                Ok(()) => call_parts = Some((text.to_string(), c.args, c.kwargs)),
+                Ok(()) => call_parts = Some((text.to_string(), c.args, c.kwargs, c.lets)),
             },
         }
     }
@@ -230,7 +230,7 @@ fn read_case(
     if sink.out.len() > n_before {
         return None;
     }
-    let (name, (call, args, kwargs)) = (name?, call_parts?);
+    let (name, (call, args, kwargs, lets)) = (name?, call_parts?);
     Some(Case {
         id: format!("{checkpoint}/{name}"),
         name,
@@ -239,6 +239,7 @@ fn read_case(
         call,
         args,
         kwargs,
+        lets,
         tags: tags?,
         visibility,
         weight,

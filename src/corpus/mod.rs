@@ -55,6 +55,16 @@ pub enum Visibility {
     Hidden,
 }
 
+impl Visibility {
+    /// The name case files and reports use (its serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Hidden => "hidden",
+        }
+    }
+}
+
 /// One graded call.
 #[derive(Clone, Debug)]
 pub struct Case {
@@ -71,6 +81,10 @@ pub struct Case {
     pub args: Vec<PyValue>,
     /// Keyword arguments in call order.
     pub kwargs: Vec<(String, PyValue)>,
+    /// The `[let]` bindings the call uses, as written (`(name, source)`), in
+    /// definition order, with those they use in turn: run in order before
+    /// `call`, they reproduce its arguments.
+    pub lets: Vec<(String, String)>,
     pub tags: Vec<String>,
     pub visibility: Visibility,
     pub weight: u32,
@@ -80,6 +94,18 @@ pub struct Case {
     /// Where the case is written, for error messages.
     pub file: PathBuf,
     pub line: usize,
+}
+
+impl Case {
+    /// Where the case is written, relative to the corpus folder:
+    /// `<lesson>/<file>.toml:<line>` (the same on every machine).
+    pub fn location(&self) -> String {
+        let file = self.file.file_name().map_or_else(
+            || self.file.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        format!("{}/{file}:{}", self.lesson, self.line)
+    }
 }
 
 /// A checkpoint as `course.toml` declares it.

@@ -5,7 +5,7 @@ use super::verdict::{cut, Verdict};
 use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
 use crate::value::repr::{pretty, repr};
-use crate::value::Outcome;
+use crate::value::{strict_eq, Outcome, PyValue};
 use similar::TextDiff;
 
 /// How many characters of the call a failure quotes.
@@ -38,10 +38,13 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
         }
         _ => None,
     };
+    let call = call_text(case);
     Failure {
         reason: verdict.reason.clone().unwrap_or_default(),
         brief: verdict.brief.clone().unwrap_or_default(),
-        call: Some(call_text(case)),
+        call: Some(call.call),
+        bindings: call.bindings,
+        source: Some(case.location()),
         expected: Some(cut(&expected_text(expected), VALUE_CHARS)),
         got: verdict.got.as_deref().map(|g| cut(g, VALUE_CHARS)),
         diff,
@@ -59,19 +62,69 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
     }
 }
 
+/// A call as a report shows it, so that anyone can run it again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallText {
+    /// The call as Python.
+    pub call: String,
+    /// The `[let]` bindings `call` names (`name = source`), in definition
+    /// order; empty when the call spells every value out.
+    pub bindings: Vec<String>,
+}
+
 /// The call as Python: with every argument's value spelled out when that
-/// fits in [`CALL_CHARS`] (a case may name `[let]` values the reader never
-/// sees), else the call as the case file writes it (`'x' * 5000` stays
-/// short), cut.
-pub fn call_text(case: &Case) -> String {
+/// fits in [`CALL_CHARS`] and reads back as the same values (a case may
+/// name `[let]` values the reader never sees; `nan` is a repr, not Python);
+/// else the call as the case file writes it (`'x' * 5000` stays
+/// short), with the `[let]` bindings it names, each cut to [`VALUE_CHARS`].
+/// A written call longer than [`CALL_CHARS`] is cut with a note pointing at
+/// the case's file and line.
+pub fn call_text(case: &Case) -> CallText {
     let mut parts: Vec<String> = case.args.iter().map(repr).collect();
     parts.extend(case.kwargs.iter().map(|(k, v)| format!("{k}={}", repr(v))));
     let spelled = format!("{}({})", case.checkpoint, parts.join(", "));
-    if spelled.chars().count() <= CALL_CHARS {
-        spelled
-    } else {
-        cut(&case.call, CALL_CHARS)
+    if spelled.chars().count() <= CALL_CHARS && reruns(&spelled, case) {
+        return CallText {
+            call: spelled,
+            bindings: Vec::new(),
+        };
     }
+    let written = case.call.trim();
+    let call = if written.chars().count() <= CALL_CHARS {
+        written.to_string()
+    } else {
+        format!(
+            "{} (cut: the whole call is at {})",
+            cut(written, CALL_CHARS),
+            case.location()
+        )
+    };
+    CallText {
+        call,
+        bindings: case
+            .lets
+            .iter()
+            .map(|(name, source)| cut(&format!("{name} = {}", source.trim()), VALUE_CHARS))
+            .collect(),
+    }
+}
+
+/// Whether Python (the call reader, which agrees with it) reads `spelled`
+/// back as the case's arguments.
+fn reruns(spelled: &str, case: &Case) -> bool {
+    let Ok(call) = crate::value::reader::parse_call(spelled, &Default::default()) else {
+        return false;
+    };
+    let same = |a: &[PyValue], b: &[PyValue]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| strict_eq(x, y))
+    };
+    same(&call.args, &case.args)
+        && call.kwargs.len() == case.kwargs.len()
+        && call
+            .kwargs
+            .iter()
+            .zip(&case.kwargs)
+            .all(|((ka, a), (kb, b))| ka == kb && strict_eq(a, b))
 }
 
 /// A unified diff (`--- expected` / `+++ got`) of two multi-line texts,
@@ -122,6 +175,7 @@ mod tests {
             call: call.into(),
             args,
             kwargs: vec![],
+            lets: vec![],
             tags: vec!["valid".into()],
             visibility: crate::corpus::Visibility::Visible,
             weight: 1,
@@ -136,12 +190,43 @@ mod tests {
     fn calls_spell_out_let_names_when_short() {
         use crate::value::PyValue;
         let c = case("parse_contract_json(doc)", vec![PyValue::str("{}")]);
-        assert_eq!(call_text(&c), "parse_contract_json('{}')");
+        assert_eq!(call_text(&c).call, "parse_contract_json('{}')");
+        assert!(call_text(&c).bindings.is_empty());
         let c = case(
             "parse_contract_json('x' * 5000)",
             vec![PyValue::str(&"x".repeat(5000))],
         );
-        assert_eq!(call_text(&c), "parse_contract_json('x' * 5000)");
+        assert_eq!(call_text(&c).call, "parse_contract_json('x' * 5000)");
+    }
+
+    #[test]
+    fn long_calls_written_with_lets_show_the_lets() {
+        use crate::value::PyValue;
+        let mut c = case(
+            "parse_contract_json(doc)",
+            vec![PyValue::str(&"y".repeat(400))],
+        );
+        c.lets = vec![
+            ("half".into(), "'y' * 200".into()),
+            ("doc".into(), "half + half".into()),
+        ];
+        let t = call_text(&c);
+        assert_eq!(t.call, "parse_contract_json(doc)");
+        assert_eq!(t.bindings, ["half = 'y' * 200", "doc = half + half"]);
+    }
+
+    #[test]
+    fn long_written_calls_are_cut_with_where_to_find_them() {
+        use crate::value::PyValue;
+        let written = format!("parse_contract_json('{}')", "z".repeat(400));
+        let c = case(&written, vec![PyValue::str(&"z".repeat(400))]);
+        let t = call_text(&c);
+        assert!(
+            t.call
+                .ends_with("… (cut: the whole call is at json-contract/x.toml:1)"),
+            "{}",
+            t.call
+        );
     }
 
     #[test]

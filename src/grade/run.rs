@@ -23,7 +23,19 @@ pub enum GradeError {
 }
 
 /// Who reads the reports: students never see the input of a hidden case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Its names (`instructor`, `student`) are `--audience`'s and the JSON's.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Audience {
     #[default]
     Instructor,
@@ -112,8 +124,8 @@ impl Shards {
     }
 }
 
-/// The corpus as reports describe it.
-#[derive(Clone, Debug, PartialEq)]
+/// The corpus as reports describe it (the JSON report's `corpus`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CorpusInfo {
     pub cases: usize,
     pub fingerprint: String,
@@ -121,7 +133,7 @@ pub struct CorpusInfo {
 }
 
 /// One checkpoint of the course, with its case count and total weight.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointInfo {
     pub id: String,
     pub lesson: String,
@@ -131,11 +143,12 @@ pub struct CheckpointInfo {
     pub weight: u64,
     /// Its cases in corpus order (what a graded submission's cases are
     /// made of), so a report read back from JSON can rebuild passed cases.
+    /// Added within `autograder-report/1`: reports without it cannot be read back.
     pub case_list: Vec<CaseInfo>,
 }
 
 /// A case as the corpus defines it, without its call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaseInfo {
     /// The case's id within its checkpoint.
     pub case: String,
@@ -144,8 +157,9 @@ pub struct CaseInfo {
     pub weight: u32,
 }
 
-/// Whether a submission could be graded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Whether a submission could be graded (`status` in JSON and CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     Graded,
     /// Its recording was unusable; `error` says why.
@@ -190,14 +204,17 @@ impl SubmissionGrade {
 }
 
 /// Facts about a recording that reports may show.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RecordingInfo {
     pub harness: String,
     /// The sandbox tier (`bwrap`, `landlock`, `rlimits`, or another runner's word).
     pub isolation: String,
-    /// The interpreter's version, when the recording says it.
+    /// The interpreter's version, when the recording says it (absent from
+    /// older reports).
+    #[serde(default)]
     pub python: Option<String>,
     /// What the sandbox's self-test found held, when the recording says it.
+    #[serde(default)]
     pub sandbox: Option<String>,
     pub source_sha256: Option<String>,
     /// The recording answered another version of the corpus: cases it does
@@ -261,6 +278,12 @@ pub struct Failure {
     pub brief: String,
     /// The call as Python, cut to ~300 characters; `None` when hidden from the audience.
     pub call: Option<String>,
+    /// The `[let]` bindings the call names (`c1 = {...}`), in an order that
+    /// runs, when `call` is written with them; else empty (and when hidden).
+    pub bindings: Vec<String>,
+    /// Where the case is written (`<lesson>/<file>.toml:<line>`); `None`
+    /// when hidden from the audience.
+    pub source: Option<String>,
     /// `raise ValueError` or the expected value's repr.
     pub expected: Option<String>,
     /// The returned value's repr or `raise Class: message`; `None` when the
@@ -274,7 +297,7 @@ pub struct Failure {
 }
 
 /// A matcher inside an expected value, as reports tag it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MatcherInfo {
     /// Its place, as Python subscripts from the value's root: `[0]['content']`
     /// (empty when the whole value is the matcher).
@@ -447,7 +470,9 @@ fn grade_case(case: &Case, want: &Outcome, rec: &Recording) -> CaseGrade {
     let recorded = rec.outcomes.get(&case.id);
     let verdict = judge(want, recorded);
     let seconds = match recorded {
-        Some(crate::record::format::CaseOutcome::Timeout { seconds }) if seconds.is_finite() => {
+        Some(crate::record::format::CaseOutcome::Timeout { seconds, .. })
+            if seconds.is_finite() =>
+        {
             seconds.max(0.0)
         }
         _ => 0.0,
@@ -500,7 +525,8 @@ pub fn hidden_reason(brief: &str) -> String {
 impl GradeRun {
     /// The run as `audience` may see it: for students, a failed hidden case
     /// keeps only its id, tags and a value-free reason ("a hidden case
-    /// failed: ..."); its call, expected, got and diff are dropped.
+    /// failed: ..."); its call, expected, got and diff are dropped. Students
+    /// never see where a case is written (`source`).
     pub fn for_audience(&self, audience: Audience) -> GradeRun {
         self.view(audience).into_owned()
     }
@@ -520,11 +546,17 @@ impl GradeRun {
                 .iter_mut()
                 .flat_map(|s| s.checkpoints.iter_mut())
                 .flat_map(|c| c.cases.iter_mut())
-                .filter(|c| c.visibility == Visibility::Hidden)
             {
-                if let Some(f) = case.failure.as_mut() {
+                let hidden = case.visibility == Visibility::Hidden;
+                let Some(f) = case.failure.as_mut() else {
+                    continue;
+                };
+                // Where a case is written is for course staff, who have the files.
+                f.source = None;
+                if hidden {
                     f.reason = hidden_reason(&f.brief);
                     f.call = None;
+                    f.bindings = Vec::new();
                     f.expected = None;
                     f.got = None;
                     f.diff = None;
@@ -541,5 +573,25 @@ impl GradeRun {
             .iter()
             .filter(|s| s.status == Status::Error || s.percent() < percent)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_serde_and_cli_names() {
+        use clap::ValueEnum;
+        for a in [Audience::Instructor, Audience::Student] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.name());
+            assert_eq!(a.to_possible_value().unwrap().get_name(), a.name());
+        }
+        for s in [Status::Graded, Status::Error] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
+        for v in [Visibility::Visible, Visibility::Hidden] {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.name());
+        }
     }
 }

@@ -147,8 +147,22 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
             "returned a value too large to record".into(),
             "returned a value too large to record",
         ),
-        CaseOutcome::Timeout { seconds } => {
+        CaseOutcome::Timeout {
+            seconds,
+            submission_budget: None,
+        } => {
             let r = format!("timed out after {} s", seconds_text(*seconds));
+            Verdict::fail(r.clone(), r)
+        }
+        CaseOutcome::Timeout {
+            seconds,
+            submission_budget: Some(budget),
+        } => {
+            let r = format!(
+                "timed out: the submission's time budget ran out ({} s for all its cases; {} s per case)",
+                seconds_text(*budget),
+                seconds_text(*seconds)
+            );
             Verdict::fail(r.clone(), r)
         }
         CaseOutcome::Crashed { exit_code, signal } => {
@@ -195,25 +209,10 @@ fn raised_name<'a>(class: &'a str, mro: &'a [String]) -> &'a str {
     mro.first().map(String::as_str).unwrap_or(class)
 }
 
-/// Student-controlled text made safe for a terminal or a report: control
-/// characters (and the escape sequences they could start) become `\xNN` or
-/// `\uNNNN` escapes.
+/// Student-controlled text made safe for a terminal or a report: see
+/// [`crate::report::text::escaped`], the one place that decides.
 pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::report::text::escaped(text)
 }
 
 fn raised_line(class: &str, mro: &[String], message: &str) -> String {

@@ -62,8 +62,15 @@ pub enum CaseOutcome {
     },
     /// The returned value was too large to encode.
     OutputTooLarge,
-    /// The call ran past the per-case time limit.
-    Timeout { seconds: f64 },
+    /// The call ran past the per-case time limit (`seconds`), or the
+    /// submission's wall budget for all its cases ran out before or while it
+    /// ran (`submission_budget`, that budget in seconds; absent from older
+    /// recordings and other runners).
+    Timeout {
+        seconds: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        submission_budget: Option<f64>,
+    },
     /// The process died during the call.
     Crashed {
         #[serde(default)]

@@ -93,7 +93,8 @@ pub struct RecordOptions {
     pub work_dir: PathBuf,
     /// false with --no-cache.
     pub use_cache: bool,
-    /// indicatif bar on stderr when it is a terminal.
+    /// Progress on stderr: an indicatif bar on a terminal, else a plain
+    /// line every tenth of the run or every 10 s.
     pub show_progress: bool,
 }
 
@@ -479,7 +480,7 @@ fn run_jobs(
                         other => other,
                     };
                     if let Some(p) = &progress {
-                        p.inc(1);
+                        p.inc();
                     }
                     if let Ok(mut s) = slots.lock() {
                         s[k] = Some(result);
@@ -489,7 +490,7 @@ fn run_jobs(
         }
     });
     if let Some(p) = progress {
-        p.finish_and_clear();
+        p.finish();
     }
     let mut results: Vec<Result<Recording, RecordError>> = slots
         .into_inner()
@@ -560,10 +561,64 @@ fn record_one(
     Ok(rec)
 }
 
-fn progress_bar(opts: &RecordOptions, total: usize) -> Option<indicatif::ProgressBar> {
+/// Recording progress on stderr: a bar on a terminal, else (a CI log) a
+/// plain line every tenth of the run or every [`PROGRESS_EVERY`].
+enum Progress {
+    Bar(indicatif::ProgressBar),
+    Lines(Mutex<ProgressLines>),
+}
+
+/// How often a log gets a progress line at least, while submissions finish.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+struct ProgressLines {
+    total: usize,
+    done: usize,
+    /// The tenth of the run the last line reported.
+    tenth: usize,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    fn inc(&self) {
+        match self {
+            Progress::Bar(bar) => bar.inc(1),
+            Progress::Lines(state) => {
+                let Ok(mut s) = state.lock() else { return };
+                s.done += 1;
+                let tenth = s.done * 10 / s.total.max(1);
+                if tenth > s.tenth || s.last.elapsed() >= PROGRESS_EVERY {
+                    (s.tenth, s.last) = (tenth, std::time::Instant::now());
+                    eprintln!(
+                        "recorded {}/{} submissions ({}%)",
+                        s.done,
+                        s.total,
+                        s.done * 100 / s.total.max(1)
+                    );
+                }
+            }
+        }
+    }
+
+    fn finish(self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn progress_bar(opts: &RecordOptions, total: usize) -> Option<Progress> {
     use is_terminal::IsTerminal;
-    if !opts.show_progress || !std::io::stderr().is_terminal() {
+    if !opts.show_progress {
         return None;
+    }
+    if !std::io::stderr().is_terminal() {
+        return Some(Progress::Lines(Mutex::new(ProgressLines {
+            total,
+            done: 0,
+            tenth: 0,
+            last: std::time::Instant::now(),
+        })));
     }
     let bar = indicatif::ProgressBar::new(total as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -577,5 +632,5 @@ fn progress_bar(opts: &RecordOptions, total: usize) -> Option<indicatif::Progres
             },
         ));
     }
-    Some(bar)
+    Some(Progress::Bar(bar))
 }

@@ -108,7 +108,14 @@ pub fn validate_outcome(outcome: &CaseOutcome) -> Result<(), String> {
                 Ok(())
             }
         }
-        CaseOutcome::Timeout { seconds } if !seconds.is_finite() || *seconds < 0.0 => {
+        CaseOutcome::Timeout {
+            seconds,
+            submission_budget,
+        } if [Some(*seconds), *submission_budget]
+            .into_iter()
+            .flatten()
+            .any(|s| !s.is_finite() || s < 0.0) =>
+        {
             Err("timeout seconds must be a non-negative number".into())
         }
         _ => Ok(()),

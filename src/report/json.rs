@@ -1,123 +1,84 @@
-//! `--json`: everything, schema `autograder-report/1` (see
-//! `docs/report-format.md`), for dashboards and for merging.
+//! `--json`: everything, schema `autograder-report/1` (the types in
+//! [`super::schema`]), for dashboards and for merging.
 
-use crate::corpus::Visibility;
+use super::schema::{self, Checkpoint, Failure, Report, Submission};
 use crate::grade::{CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
-use serde_json::{json, Value};
 
-/// The `schema` field of every JSON report.
-pub const SCHEMA: &str = "autograder-report/1";
+pub use super::schema::SCHEMA;
 
 /// The report as JSON text (pretty-printed, ending with a newline).
 pub fn render(run: &GradeRun) -> String {
-    let mut text = serde_json::to_string_pretty(&to_value(run)).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&report(run)).unwrap_or_default();
     text.push('\n');
     text
 }
 
 /// The report as a JSON value.
-pub fn to_value(run: &GradeRun) -> Value {
-    let mut doc = json!({
-        "schema": SCHEMA,
-        "audience": run.audience.name(),
-        "corpus": {
-            "cases": run.corpus.cases,
-            "fingerprint": run.corpus.fingerprint,
-            "checkpoints": run.corpus.checkpoints.iter().map(|c| json!({
-                "id": c.id,
-                "lesson": c.lesson,
-                "title": c.title,
-                "points": c.points,
-                "cases": c.cases,
-                "weight": c.weight,
-                "case_list": c.case_list.iter().map(|k| json!({
-                    "case": k.case,
-                    "tags": k.tags,
-                    "visibility": visibility(k.visibility),
-                    "weight": k.weight,
-                })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        },
-        "environment": super::Environment::of(run).map(|e| json!({
-            "isolation": e.isolation,
-            "python": e.python,
-            "sandbox": e.sandbox,
-            "summary": e.line(),
-        })),
-        "submissions": run.submissions.iter().map(submission).collect::<Vec<_>>(),
-    });
-    // Only a partial run (a shard) has it: a whole run's report is unchanged.
-    if let (Some(shards), Some(doc)) = (&run.shards, doc.as_object_mut()) {
-        doc.insert("shards".into(), json!(shards));
+pub fn to_value(run: &GradeRun) -> serde_json::Value {
+    serde_json::to_value(report(run)).unwrap_or_default()
+}
+
+/// The report of a run, as the schema's types.
+pub fn report(run: &GradeRun) -> Report {
+    Report {
+        schema: SCHEMA.to_string(),
+        audience: run.audience,
+        corpus: run.corpus.clone(),
+        environment: super::Environment::of(run).map(|e| schema::Environment {
+            summary: e.line(),
+            isolation: e.isolation,
+            python: e.python,
+            sandbox: e.sandbox,
+        }),
+        submissions: run.submissions.iter().map(submission).collect(),
+        shards: run.shards.clone(),
     }
-    doc
 }
 
-fn submission(s: &SubmissionGrade) -> Value {
-    json!({
-        "id": s.id,
-        "status": s.status.name(),
-        "error": s.error,
-        "points": s.points,
-        "max_points": s.max_points,
-        "percent": s.percent(),
-        "recording": s.recording.as_ref().map(|r| json!({
-            "harness": r.harness,
-            "isolation": r.isolation,
-            "python": r.python,
-            "sandbox": r.sandbox,
-            "source_sha256": r.source_sha256,
-            "stale": r.stale,
-        })),
-        "checkpoints": s.checkpoints.iter().map(checkpoint).collect::<Vec<_>>(),
-    })
-}
-
-fn checkpoint(c: &CheckpointGrade) -> Value {
-    json!({
-        "id": c.id,
-        "lesson": c.lesson,
-        "score": c.score,
-        "points": c.points,
-        "max_points": c.max_points,
-        "passed": c.passed,
-        "cases_passed": c.cases_passed,
-        "cases_total": c.cases_total,
-        "weight_passed": c.weight_passed,
-        "weight_total": c.weight_total,
-        "failures": c.failures().map(|(case, _)| failure(case)).collect::<Vec<_>>(),
-    })
-}
-
-fn failure(c: &CaseGrade) -> Value {
-    let f = c.failure.as_ref();
-    let mut v = json!({
-        "case": c.case,
-        "tags": c.tags,
-        "visibility": visibility(c.visibility),
-        "weight": c.weight,
-        "seconds": c.seconds,
-        "reason": f.map(|f| f.reason.as_str()),
-        "brief": f.map(|f| f.brief.as_str()),
-        "call": f.and_then(|f| f.call.as_deref()),
-        "expected": f.and_then(|f| f.expected.as_deref()),
-        "got": f.and_then(|f| f.got.as_deref()),
-        "diff": f.and_then(|f| f.diff.as_deref()),
-    });
-    // Only when the expected value holds matchers (`<any non-empty str>`).
-    if let Some(f) = f.filter(|f| !f.matchers.is_empty()) {
-        v["matchers"] = f
-            .matchers
-            .iter()
-            .map(|m| json!({ "at": m.at, "matcher": m.matcher, "text": m.text }))
-            .collect();
+fn submission(s: &SubmissionGrade) -> Submission {
+    Submission {
+        id: s.id.clone(),
+        status: s.status,
+        error: s.error.clone(),
+        points: s.points,
+        max_points: s.max_points,
+        percent: s.percent(),
+        recording: s.recording.clone(),
+        checkpoints: s.checkpoints.iter().map(checkpoint).collect(),
     }
-    v
 }
 
-fn visibility(v: Visibility) -> &'static str {
-    match v {
-        Visibility::Visible => "visible",
-        Visibility::Hidden => "hidden",
+fn checkpoint(c: &CheckpointGrade) -> Checkpoint {
+    Checkpoint {
+        id: c.id.clone(),
+        lesson: c.lesson.clone(),
+        score: c.score,
+        points: c.points,
+        max_points: c.max_points,
+        passed: c.passed,
+        cases_passed: c.cases_passed,
+        cases_total: c.cases_total,
+        weight_passed: c.weight_passed,
+        weight_total: c.weight_total,
+        failures: c.failures().map(|(case, f)| failure(case, f)).collect(),
+    }
+}
+
+fn failure(c: &CaseGrade, f: &crate::grade::Failure) -> Failure {
+    Failure {
+        case: c.case.clone(),
+        tags: c.tags.clone(),
+        visibility: c.visibility,
+        weight: c.weight,
+        seconds: c.seconds,
+        reason: f.reason.clone(),
+        brief: f.brief.clone(),
+        call: f.call.clone(),
+        bindings: f.bindings.clone(),
+        source: f.source.clone(),
+        expected: f.expected.clone(),
+        got: f.got.clone(),
+        diff: f.diff.clone(),
+        matchers: f.matchers.clone(),
     }
 }

@@ -93,22 +93,24 @@ pub fn render(run: &GradeRun) -> String {
 /// emphasis, code, a link or HTML (`a_b_c` and `*x*` stay as written).
 fn cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in super::text::replaced(text).chars() {
         match c {
             '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
             '<' => out.push_str("&lt;"),
-            '\n' | '\r' => out.push(' '),
+            '\n' | '\t' => out.push(' '),
             c => out.push(c),
         }
     }
     out
 }
 
-/// A fenced code block whose fence is longer than any backtick run inside.
+/// A fenced code block whose fence is longer than any backtick run inside;
+/// what [`super::text`] hides becomes U+FFFD.
 fn fenced(text: &str) -> String {
+    let text = super::text::replaced(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}\n")

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod read;
+pub mod schema;
 pub mod terminal;
 pub mod text;
 
@@ -207,6 +208,13 @@ pub fn failure_fields(f: &Failure) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(call) = &f.call {
         lines.push(format!("call:     {call}"));
+    }
+    for (i, binding) in f.bindings.iter().enumerate() {
+        let label = if i == 0 { "where:" } else { "" };
+        lines.push(format!("{label:<10}{binding}"));
+    }
+    if let Some(source) = &f.source {
+        lines.push(format!("case at:  {source}"));
     }
     if let Some(e) = &f.expected {
         lines.push(format!("expected: {e}"));

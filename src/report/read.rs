@@ -1,12 +1,13 @@
 //! Reading a `--json` report (`autograder-report/1`) back into the
 //! [`GradeRun`] it was rendered from, so shard reports can be merged and
 //! rendered again in every format, byte for byte as a single run would.
+//! The report's shape is [`super::schema`]; this adds the checks that its
+//! parts fit together and rebuilds the passed cases from `case_list`.
 
-use super::json::SCHEMA;
-use crate::corpus::Visibility;
+use super::schema::{self, Report, SCHEMA};
 use crate::grade::{
-    Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun,
-    MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
+    CaseGrade, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status,
+    SubmissionGrade,
 };
 use serde::Deserialize;
 
@@ -34,116 +35,6 @@ struct Head {
     schema: String,
 }
 
-#[derive(Deserialize)]
-struct Report {
-    audience: AudienceWire,
-    corpus: CorpusWire,
-    submissions: Vec<SubmissionWire>,
-    /// Only in a partial run's report (a shard).
-    #[serde(default)]
-    shards: Option<Shards>,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum AudienceWire {
-    Instructor,
-    Student,
-}
-
-#[derive(Deserialize)]
-struct CorpusWire {
-    cases: usize,
-    fingerprint: String,
-    checkpoints: Vec<CheckpointInfoWire>,
-}
-
-#[derive(Deserialize)]
-struct CheckpointInfoWire {
-    id: String,
-    lesson: String,
-    title: String,
-    points: f64,
-    cases: usize,
-    weight: u64,
-    /// Added within `autograder-report/1`; reports from before it cannot be merged.
-    case_list: Vec<CaseInfoWire>,
-}
-
-#[derive(Deserialize)]
-struct CaseInfoWire {
-    case: String,
-    tags: Vec<String>,
-    visibility: Visibility,
-    weight: u32,
-}
-
-#[derive(Deserialize)]
-struct SubmissionWire {
-    id: String,
-    status: StatusWire,
-    error: Option<String>,
-    points: f64,
-    max_points: f64,
-    recording: Option<RecordingWire>,
-    checkpoints: Vec<CheckpointWire>,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum StatusWire {
-    Graded,
-    Error,
-}
-
-#[derive(Deserialize)]
-struct RecordingWire {
-    harness: String,
-    isolation: String,
-    #[serde(default)]
-    python: Option<String>,
-    #[serde(default)]
-    sandbox: Option<String>,
-    source_sha256: Option<String>,
-    stale: bool,
-}
-
-#[derive(Deserialize)]
-struct CheckpointWire {
-    id: String,
-    lesson: String,
-    score: f64,
-    points: f64,
-    max_points: f64,
-    passed: bool,
-    cases_passed: usize,
-    cases_total: usize,
-    weight_passed: u64,
-    weight_total: u64,
-    failures: Vec<FailureWire>,
-}
-
-#[derive(Deserialize)]
-struct FailureWire {
-    case: String,
-    seconds: f64,
-    reason: String,
-    brief: String,
-    call: Option<String>,
-    expected: Option<String>,
-    got: Option<String>,
-    diff: Option<String>,
-    #[serde(default)]
-    matchers: Vec<MatcherWire>,
-}
-
-#[derive(Deserialize)]
-struct MatcherWire {
-    at: String,
-    matcher: String,
-    text: String,
-}
-
 /// Parses a JSON report into the run it describes. Fails on another
 /// schema, on a report written before `case_list`/`brief`/`seconds` were
 /// added, and on a report whose parts do not fit together.
@@ -153,7 +44,7 @@ pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
         return Err(ReadError::Schema { found: head.schema });
     }
     let report: Report = serde_json::from_str(text)?;
-    let corpus = corpus(report.corpus);
+    let corpus = report.corpus;
     let submissions = report
         .submissions
         .into_iter()
@@ -161,45 +52,13 @@ pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
         .collect::<Result<Vec<_>, _>>()?;
     Ok(GradeRun {
         corpus,
-        audience: match report.audience {
-            AudienceWire::Instructor => Audience::Instructor,
-            AudienceWire::Student => Audience::Student,
-        },
+        audience: report.audience,
         submissions,
         shards: report.shards,
     })
 }
 
-fn corpus(c: CorpusWire) -> CorpusInfo {
-    CorpusInfo {
-        cases: c.cases,
-        fingerprint: c.fingerprint,
-        checkpoints: c
-            .checkpoints
-            .into_iter()
-            .map(|cp| CheckpointInfo {
-                id: cp.id,
-                lesson: cp.lesson,
-                title: cp.title,
-                points: cp.points,
-                cases: cp.cases,
-                weight: cp.weight,
-                case_list: cp
-                    .case_list
-                    .into_iter()
-                    .map(|k| CaseInfo {
-                        case: k.case,
-                        tags: k.tags,
-                        visibility: k.visibility,
-                        weight: k.weight,
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
-fn submission(corpus: &CorpusInfo, s: SubmissionWire) -> Result<SubmissionGrade, ReadError> {
+fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGrade, ReadError> {
     if s.checkpoints.len() != corpus.checkpoints.len() {
         return Err(ReadError::Shape(format!(
             "submission {:?} has {} checkpoints, the corpus {}",
@@ -208,31 +67,20 @@ fn submission(corpus: &CorpusInfo, s: SubmissionWire) -> Result<SubmissionGrade,
             corpus.checkpoints.len()
         )));
     }
-    let status = match s.status {
-        StatusWire::Graded => Status::Graded,
-        StatusWire::Error => Status::Error,
-    };
     let checkpoints = corpus
         .checkpoints
         .iter()
         .zip(s.checkpoints)
-        .map(|(info, cp)| checkpoint(&s.id, status, info, cp))
+        .map(|(info, cp)| checkpoint(&s.id, s.status, info, cp))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SubmissionGrade {
         id: s.id,
-        status,
+        status: s.status,
         error: s.error,
         points: s.points,
         max_points: s.max_points,
         checkpoints,
-        recording: s.recording.map(|r| RecordingInfo {
-            harness: r.harness,
-            isolation: r.isolation,
-            python: r.python,
-            sandbox: r.sandbox,
-            source_sha256: r.source_sha256,
-            stale: r.stale,
-        }),
+        recording: s.recording,
     })
 }
 
@@ -240,7 +88,7 @@ fn checkpoint(
     sub: &str,
     status: Status,
     info: &CheckpointInfo,
-    cp: CheckpointWire,
+    cp: schema::Checkpoint,
 ) -> Result<CheckpointGrade, ReadError> {
     if cp.id != info.id {
         return Err(ReadError::Shape(format!(
@@ -266,18 +114,12 @@ fn checkpoint(
                     reason: f.reason,
                     brief: f.brief,
                     call: f.call,
+                    bindings: f.bindings,
+                    source: f.source,
                     expected: f.expected,
                     got: f.got,
                     diff: f.diff,
-                    matchers: f
-                        .matchers
-                        .into_iter()
-                        .map(|m| MatcherInfo {
-                            at: m.at,
-                            matcher: m.matcher,
-                            text: m.text,
-                        })
-                        .collect(),
+                    matchers: f.matchers,
                 }),
             });
         }

@@ -243,21 +243,10 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
 }
 
 /// A submission id as the terminal may show it: folder names can hold
-/// newlines or escape sequences, which would break the table or drive the
-/// terminal; control characters are shown escaped.
+/// newlines, escape sequences or bidi overrides, which would break the
+/// table, drive the terminal or reorder what it shows (see [`super::text`]).
 fn printable(id: &str) -> String {
-    if !id.chars().any(char::is_control) {
-        return id.to_string();
-    }
-    id.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    super::text::escaped(id)
 }
 
 #[cfg(test)]

@@ -1,16 +1,102 @@
-//! What of a piece of student text (ids, reasons, values, messages) a report
-//! may show literally, decided in one place; each format escapes its own
-//! syntax on top.
+//! What of a piece of student text (submission ids, reasons, exception
+//! messages, values, what another runner wrote in a recording) a report may
+//! show literally, decided in one place: [`hidden`]. Each format shows the
+//! other characters its own way on top of it: [`escaped`] for one-line text
+//! (verdict reasons, the terminal), [`replaced`] where an escape would read
+//! as content (HTML, Markdown, XML), and each format then escapes its own
+//! syntax (`<`, `*`, quotes...).
+//!
+//! (The grader's verdicts use it too: a reason quotes student text.)
 
-/// Text an XML 1.0 document can carry: characters XML forbids (control
-/// characters other than tab, newline and carriage return; U+FFFE, U+FFFF)
-/// become U+FFFD. The XML writer escapes markup (`<`, `&`, quotes).
+/// Whether `c` is never shown literally: C0 and C1 control characters and
+/// DEL (they drive terminals: `\x1b[2J`), the line and paragraph separators
+/// (they break a line where none is shown), and the bidirectional controls
+/// that reorder what is shown around them ("Trojan Source"): ALM U+061C,
+/// LRM/RLM U+200E–U+200F, the embeddings and overrides U+202A–U+202E and
+/// the isolates U+2066–U+2069.
+pub fn hidden(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+/// One line of text with every [`hidden`] character as a visible escape:
+/// `\n`, `\t`, `\x1b`, `\u202e`. For verdict reasons and the terminal.
+pub fn escaped(text: &str) -> String {
+    if !text.chars().any(hidden) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if hidden(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text with line breaks and tabs kept and every other [`hidden`]
+/// character as U+FFFD: for formats that lay out lines themselves and
+/// escape their own syntax (HTML, Markdown code blocks).
+pub fn replaced(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            c if hidden(c) => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Text an XML 1.0 document can carry, from [`replaced`] (XML also keeps
+/// carriage returns, and forbids U+FFFE and U+FFFF). The XML writer escapes
+/// markup (`<`, `&`, quotes).
 pub fn xml(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\t' | '\n' | '\r' => c,
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
+            c if hidden(c) => '\u{fffd}',
             c => c,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_and_bidi_overrides_are_never_literal() {
+        let hostile = "a\x1b[2Jb\u{9b}c\u{202e}d\u{2066}e\u{2069}f\u{200f}g\u{2028}h\ni\tj";
+        assert_eq!(
+            escaped(hostile),
+            "a\\x1b[2Jb\\x9bc\\u202ed\\u2066e\\u2069f\\u200fg\\u2028h\\ni\\tj"
+        );
+        assert_eq!(
+            replaced(hostile),
+            "a\u{fffd}[2Jb\u{fffd}c\u{fffd}d\u{fffd}e\u{fffd}f\u{fffd}g\u{fffd}h\ni\tj"
+        );
+        assert_eq!(xml("a\r\u{ffff}\u{202d}"), "a\r\u{fffd}\u{fffd}");
+        for c in [
+            '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}',
+            '\u{2068}', '\u{2069}',
+        ] {
+            assert!(hidden(c), "{:x}", c as u32);
+        }
+        // Ordinary text, accents and right-to-left letters stay as they are.
+        for ok in ["élève", "שלום", "日本", "a-b_c"] {
+            assert_eq!(escaped(ok), ok);
+            assert_eq!(replaced(ok), ok);
+        }
+    }
 }

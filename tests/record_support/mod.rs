@@ -26,6 +26,7 @@ pub fn case(checkpoint: &str, name: &str, args: Vec<PyValue>) -> Case {
         call: format!("{checkpoint}(...)"),
         args,
         kwargs: Vec::new(),
+        lets: Vec::new(),
         tags: vec!["valid".to_string()],
         visibility: Visibility::Visible,
         weight: 1,

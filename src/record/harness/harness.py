@@ -669,7 +669,8 @@ class _Run:
         self.output_total = 0
         self.reply_bytes = 0
         self.timeout = float(INIT["timeout"])
-        self.wall_end = _monotonic() + float(INIT["wall"])
+        self.wall = float(INIT["wall"])
+        self.wall_end = _monotonic() + self.wall
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
         self.failure = None  # the grader's own failure: no outcome is valid
 
@@ -678,6 +679,10 @@ class _Run:
         room = OUTPUT_LIMIT - len(self.output)
         if room > 0:
             self.output += data[:room]
+
+    def budget_timeout(self):
+        """The outcome of a case the submission's wall budget ended (or left unrun)."""
+        return {"kind": "timeout", "seconds": self.timeout, "submission_budget": self.wall}
 
     def fill(self, start, outcome):
         for i in range(start, self.n):
@@ -710,7 +715,7 @@ class _Run:
         attempt = 0
         while start < self.n:
             if _monotonic() >= self.wall_end:
-                self.fill(start, {"kind": "timeout", "seconds": self.timeout})
+                self.fill(start, self.budget_timeout())
                 break
             start = self.one_child(start, attempt)
             attempt += 1
@@ -751,7 +756,10 @@ class _Run:
                 used = _cpu_seconds(cpid) - st["cpu"]
                 cap = min(st["since"] + WALL_FACTOR * self.timeout, self.wall_end)
                 if used >= self.timeout * 0.98 or now >= cap:
-                    failure = {"kind": "timeout", "seconds": self.timeout}
+                    # The submission's wall budget, not the case's own limit,
+                    # when it ended the case before the case's limit did.
+                    by_budget = used < self.timeout * 0.98 and now >= self.wall_end and self.wall_end < st["since"] + WALL_FACTOR * self.timeout
+                    failure = self.budget_timeout() if by_budget else {"kind": "timeout", "seconds": self.timeout}
                     break
                 deadline = min(now + max(self.timeout - used, 0.02), cap)
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]

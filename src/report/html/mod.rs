@@ -24,19 +24,17 @@ const DETAIL_FAILURES: usize = 20;
 /// How many cases the "most failed" table lists.
 const TOP_CASES: usize = 25;
 
-/// Text made safe for HTML element content and quoted attribute values.
+/// Text made safe for HTML element content and quoted attribute values:
+/// what [`super::text`] hides becomes U+FFFD, markup is escaped.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in super::text::replaced(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters other than newline and tab are not
-            // allowed in HTML text; show them as a replacement mark.
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -242,7 +240,7 @@ fn tags(list: &[String]) -> String {
 
 fn submissions_table(out: &mut String, run: &GradeRun) {
     out.push_str("<section><h2>Submissions</h2>\n<p class=\"note\">✓: every case passed; otherwise passed/total case weight. Click an id for its failures.<span class=\"js-only\" hidden> Click a column to sort.</span></p>\n");
-    out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"filter by id…\" hidden>\n");
+    out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"filter by id…\" title=\"filters this table and the failures below\" hidden>\n");
     out.push_str("<div class=\"scroll\"><table id=\"subs\" class=\"subs\"><thead><tr><th data-kind=\"text\">submission</th><th data-kind=\"text\">status</th>");
     for cp in &run.corpus.checkpoints {
         let _ = write!(
@@ -305,10 +303,10 @@ fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade) {
     };
     let _ = writeln!(
         out,
-        "<details id=\"sub-{i}\"><summary><b>{}</b> — {} — {}</summary>",
-        esc(&s.id),
+        "<details id=\"sub-{i}\" data-id=\"{id}\"><summary><b>{id}</b> — {} — {}</summary>",
         esc(&total_cell(s)),
-        summary
+        summary,
+        id = esc(&s.id),
     );
     match failure_section(s) {
         FailureSection::NotGraded(e) => {
@@ -418,6 +416,8 @@ pre { background: #f6f7f9; border: 1px solid var(--line); border-radius: 6px; pa
 .chart .bar { fill: var(--accent); }
 .chart .bar.full { fill: var(--ok); }
 .chart .bar.mean { fill: #9db6e8; }
+.chart .count.in-dark { fill: #fff; }
+.chart .count.in-light { fill: var(--ink); }
 .scroll { overflow-x: auto; }
 .legend { font-size: 12px; margin: 8px 0 0; }
 .legend span[style] { display: inline-block; min-width: 44px; text-align: center; padding: 1px 4px; border: 1px solid #fff; }
@@ -470,10 +470,16 @@ const SCRIPT: &str = r#"<script>
   filter.hidden = false;
   document.querySelectorAll('.js-only').forEach(function (e) { e.hidden = false; });
   var body = table.tBodies[0];
+  // The filter applies to the table and to "Failures by submission".
+  var sections = document.querySelectorAll('details[data-id]');
   filter.addEventListener('input', function () {
     var q = filter.value.toLowerCase();
+    function miss(id) { return q !== '' && id.toLowerCase().indexOf(q) < 0; }
     Array.prototype.forEach.call(body.rows, function (r) {
-      r.hidden = q !== '' && r.cells[0].getAttribute('data-v').toLowerCase().indexOf(q) < 0;
+      r.hidden = miss(r.cells[0].getAttribute('data-v'));
+    });
+    Array.prototype.forEach.call(sections, function (d) {
+      d.hidden = miss(d.getAttribute('data-id'));
     });
   });
   Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {

@@ -129,30 +129,54 @@ pub fn checkpoint_bars(stats: &Stats) -> String {
         );
         let _ = write!(
             out,
-            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar"><title>{} of {} passed</title></rect><text x="{:.1}" y="{:.1}" class="count">{} ({}/{})</text>"#,
+            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar"><title>{} of {} passed</title></rect>{}"#,
             y + 4.0,
             plot_w * pass,
             cp.passed,
             stats.graded,
-            label_w + plot_w * pass + 6.0,
-            y + 17.0,
-            pct_text(pass),
-            cp.passed,
-            stats.graded
+            bar_label(
+                label_w + plot_w * pass,
+                y + 17.0,
+                &format!("{} ({}/{})", pct_text(pass), cp.passed, stats.graded),
+                "in-dark",
+            )
         );
         let _ = write!(
             out,
-            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar mean"><title>mean score {}</title></rect><text x="{:.1}" y="{:.1}" class="count">{}</text>"#,
+            r#"<rect x="{label_w}" y="{:.1}" width="{:.1}" height="16" class="bar mean"><title>mean score {}</title></rect>{}"#,
             y + 22.0,
             plot_w * mean,
             pct_text(mean),
-            label_w + plot_w * mean + 6.0,
-            y + 35.0,
-            pct_text(mean)
+            bar_label(
+                label_w + plot_w * mean,
+                y + 35.0,
+                &pct_text(mean),
+                "in-light"
+            )
         );
     }
     out.push_str("</svg>");
     out
+}
+
+/// The count at the end of a bar ending at `end`: after it when it fits in
+/// the chart, else inside the bar's end (`inside` is the class that gives
+/// it a colour readable on the bar), so a full bar's label is never cut.
+fn bar_label(end: f64, y: f64, text: &str, inside: &str) -> String {
+    // A generous width for the chart's 13px digits, parentheses and slash.
+    let width = 8.0 * text.chars().count() as f64;
+    let text = esc(text);
+    if end + 6.0 + width <= WIDTH - 2.0 {
+        format!(
+            r#"<text x="{:.1}" y="{y:.1}" class="count">{text}</text>"#,
+            end + 6.0
+        )
+    } else {
+        format!(
+            r#"<text x="{:.1}" y="{y:.1}" class="count {inside}" text-anchor="end">{text}</text>"#,
+            end - 6.0
+        )
+    }
 }
 
 /// A share in 0..=1 as a whole percentage, rounded down (99.9 % never

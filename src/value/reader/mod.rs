@@ -118,6 +118,9 @@ impl std::error::Error for ReadError {}
 #[derive(Clone, Debug, Default)]
 pub struct Lets {
     vals: HashMap<String, Val>,
+    /// Every name as written, in definition order: (name, source, the
+    /// earlier names its source uses).
+    written: Vec<(String, String, Vec<String>)>,
 }
 
 impl Lets {
@@ -135,9 +138,30 @@ impl Lets {
         if self.vals.contains_key(name) {
             return Err(LetError::Name(format!("{name:?} is defined twice")));
         }
-        let v = eval_val(text, self).map_err(LetError::Value)?;
+        let (v, uses) = eval_names(text, self).map_err(LetError::Value)?;
         self.vals.insert(name.to_string(), v);
+        self.written
+            .push((name.to_string(), text.to_string(), uses));
         Ok(())
+    }
+
+    /// The bindings that `names` need, as written (`(name, source)`), in
+    /// definition order: the named ones and every name their sources use,
+    /// so that running them in order before a call reproduces its values.
+    pub fn bindings(&self, names: &[String]) -> Vec<(String, String)> {
+        let mut needed: std::collections::HashSet<&str> =
+            names.iter().map(String::as_str).collect();
+        // Later names use only earlier ones: one pass from the end closes the set.
+        for (name, _, uses) in self.written.iter().rev() {
+            if needed.contains(name.as_str()) {
+                needed.extend(uses.iter().map(String::as_str));
+            }
+        }
+        self.written
+            .iter()
+            .filter(|(name, _, _)| needed.contains(name.as_str()))
+            .map(|(name, source, _)| (name.clone(), source.clone()))
+            .collect()
     }
 
     /// The value of a name, if defined.
@@ -185,6 +209,9 @@ pub struct Call {
     pub args: Vec<PyValue>,
     /// Keyword arguments in the order written.
     pub kwargs: Vec<(String, PyValue)>,
+    /// The `[let]` bindings the call uses, as written (`(name, source)`), in
+    /// definition order, with the ones those use (see [`Lets::bindings`]).
+    pub lets: Vec<(String, String)>,
 }
 
 /// Python reads `\r\n` and lone `\r` as `\n`.
@@ -205,15 +232,23 @@ fn normalise(text: &str) -> Vec<char> {
 }
 
 fn eval_val(text: &str, lets: &Lets) -> Result<Val, ReadError> {
+    eval_names(text, lets).map(|(v, _)| v)
+}
+
+/// [`eval_val`], with the `[let]` names the expression uses.
+fn eval_names(text: &str, lets: &Lets) -> Result<(Val, Vec<String>), ReadError> {
     let src = normalise(text);
     let run = || {
         let toks = lex::tokenize(&src)?;
         let mut p = parse::Parser::new(toks);
         let node = p.expr_list()?;
         p.finish()?;
-        eval::eval(&node, lets)
+        let v = eval::eval(&node, lets)?;
+        let mut names = Vec::new();
+        node.names(&mut names);
+        Ok((v, names))
     };
-    run().map_err(|e| e.locate(&src))
+    run().map_err(|e: ReadError| e.locate(&src))
 }
 
 /// Evaluates one expression (as Python's `eval` would, within the call
@@ -237,10 +272,14 @@ pub fn parse_call(text: &str, lets: &Lets) -> Result<Call, ReadError> {
                 "a call must look like function(arguments)",
             ));
         };
+        let mut names = Vec::new();
+        args.iter().for_each(|a| a.names(&mut names));
+        kwargs.iter().for_each(|(_, _, a)| a.names(&mut names));
         let mut out = Call {
             function: name,
             args: Vec::with_capacity(args.len()),
             kwargs: Vec::with_capacity(kwargs.len()),
+            lets: lets.bindings(&names),
         };
         let mut total = 0usize;
         // A matcher is an expected value: a student's function never gets one.

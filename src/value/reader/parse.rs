@@ -33,6 +33,30 @@ pub(super) enum Expr {
     },
 }
 
+impl Node {
+    /// Appends the names (`[let]` references) this expression uses.
+    pub fn names(&self, out: &mut Vec<String>) {
+        match &self.expr {
+            Expr::Const(_) => {}
+            Expr::Name(n) => out.push(n.clone()),
+            Expr::List(items) | Expr::Tuple(items) => items.iter().for_each(|i| i.names(out)),
+            Expr::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
+                k.names(out);
+                v.names(out);
+            }),
+            Expr::Unary(_, x) => x.names(out),
+            Expr::Binary(_, a, b) => {
+                a.names(out);
+                b.names(out);
+            }
+            Expr::Call { args, kwargs, .. } => {
+                args.iter().for_each(|a| a.names(out));
+                kwargs.iter().for_each(|(_, _, a)| a.names(out));
+            }
+        }
+    }
+}
+
 pub(super) struct Parser {
     toks: Vec<Token>,
     i: usize,

@@ -398,3 +398,21 @@ fn lets_and_calls() {
     let e = parse_call("f(ok(1))", &lets).unwrap_err();
     assert_eq!(e.kind, ErrorKind::TypeError);
 }
+
+#[test]
+fn calls_know_the_lets_they_use_and_those_behind_them() {
+    let mut lets = Lets::new();
+    lets.define("unused", "1").unwrap();
+    lets.define("c1", "{'id': 'c1'}").unwrap();
+    lets.define("pair", "[c1, c1]").unwrap();
+    lets.define("limit", "3").unwrap();
+    let c = parse_call("f(pair, [float('nan')], limit=2)", &lets).unwrap();
+    let names: Vec<(&str, &str)> = c
+        .lets
+        .iter()
+        .map(|(n, s)| (n.as_str(), s.as_str()))
+        .collect();
+    // A keyword's name is not a use of the let of that name.
+    assert_eq!(names, [("c1", "{'id': 'c1'}"), ("pair", "[c1, c1]")]);
+    assert!(parse_call("f(1)", &lets).unwrap().lets.is_empty());
+}

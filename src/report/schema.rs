@@ -1,0 +1,102 @@
+//! The JSON report, `autograder-report/1` (see `docs/report-format.md`), as
+//! types: [`super::json`] writes a [`Report`], [`super::read`] reads one back
+//! (for `merge`), and the tests check reports through them. A field added
+//! within the schema carries `#[serde(default)]` so older reports still read.
+
+use crate::corpus::Visibility;
+use crate::grade::{Audience, CorpusInfo, MatcherInfo, RecordingInfo, Shards, Status};
+use serde::{Deserialize, Serialize};
+
+/// The `schema` field of every JSON report.
+pub const SCHEMA: &str = "autograder-report/1";
+
+/// A whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    pub audience: Audience,
+    pub corpus: CorpusInfo,
+    /// Where the recordings were made; `null` when no submission has one.
+    /// Computed from the recordings, so a reader may ignore it.
+    #[serde(default)]
+    pub environment: Option<Environment>,
+    /// Sorted by id.
+    pub submissions: Vec<Submission>,
+    /// Only in a partial run's report (a shard, a partial merge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<Shards>,
+}
+
+/// The sandbox tiers and interpreters of a run (see [`super::Environment`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    /// `[tier, submissions]` pairs.
+    pub isolation: Vec<(String, usize)>,
+    /// `[version, submissions]` pairs.
+    pub python: Vec<(String, usize)>,
+    pub sandbox: Option<String>,
+    /// The line every report shows.
+    pub summary: String,
+}
+
+/// One submission's grade.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    pub id: String,
+    pub status: Status,
+    /// `null` unless `status` is `error`.
+    pub error: Option<String>,
+    pub points: f64,
+    pub max_points: f64,
+    pub percent: f64,
+    /// `null` for an error.
+    pub recording: Option<RecordingInfo>,
+    /// In course order.
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+/// One checkpoint's grade in one submission.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub id: String,
+    pub lesson: String,
+    pub score: f64,
+    pub points: f64,
+    pub max_points: f64,
+    pub passed: bool,
+    pub cases_passed: usize,
+    pub cases_total: usize,
+    pub weight_passed: u64,
+    pub weight_total: u64,
+    /// The failed cases only, in corpus order.
+    pub failures: Vec<Failure>,
+}
+
+/// One failed case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub case: String,
+    pub tags: Vec<String>,
+    pub visibility: Visibility,
+    pub weight: u32,
+    /// The limit for a timeout, else 0.
+    pub seconds: f64,
+    pub reason: String,
+    /// The reason without values or messages.
+    pub brief: String,
+    pub call: Option<String>,
+    /// The `[let]` bindings `call` names (added within the schema).
+    #[serde(default, rename = "where")]
+    pub bindings: Vec<String>,
+    /// `<lesson>/<file>.toml:<line>` (added within the schema).
+    #[serde(default)]
+    pub source: Option<String>,
+    pub expected: Option<String>,
+    pub got: Option<String>,
+    pub diff: Option<String>,
+    /// The matchers inside the expected value (`<any non-empty str>`); only
+    /// when it has some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matchers: Vec<MatcherInfo>,
+}
