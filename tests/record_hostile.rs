@@ -226,10 +226,10 @@ fn check_hostile(isolation: IsolationChoice) {
             args_changed: true
         }
     );
-    // Its own uid (as root) or its Landlock domain (signals scoped) keeps
-    // it from signalling the supervisor; bwrap and rlimits without root
-    // keep the harness's uid, a documented weakness.
-    if root || landlock {
+    // Its own uid (as root) or its Landlock domain (the landlock tier's, or
+    // the scope-only one the other tiers enter from ABI 6) keeps it from
+    // signalling the supervisor; without either, a documented weakness.
+    if root || landlock || supervisor_scoped_everywhere() {
         let o = hostile("kill-parent");
         assert_eq!(raised(&o).0, "PermissionError", "{o:?}");
     }

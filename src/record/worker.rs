@@ -127,6 +127,23 @@ impl Ready {
             return refuse(format!("the sandbox self-test failed: {error}{hint}"));
         }
         let own_uid = if uid.is_some() { ", own uid" } else { "" };
+        // Under bwrap and rlimits: the scope-only Landlock domain, if any.
+        let scoped = match (&t.landlock, t.zygote_unreachable) {
+            (Some(held), true) => format!(
+                ", Landlock ABI {} scope ({})",
+                held.landlock_abi,
+                held.rules.join(", ")
+            ),
+            (Some(held), false) => format!(
+                ", Landlock ABI {} scope ({}; signals NOT scoped)",
+                held.landlock_abi,
+                held.rules.join(", ")
+            ),
+            (None, true) => String::new(),
+            (None, false) => {
+                ", supervisor NOT protected (no uid of its own, no Landlock)".to_string()
+            }
+        };
         match setup.isolation {
             Isolation::Bwrap => {
                 // (bwrap's own root is listable: it holds only /usr, /tmp, ...)
@@ -135,7 +152,7 @@ impl Ready {
                 }
                 Ok(format!(
                     "bwrap: namespaces (network, PID, IPC, mount), only /usr and the \
-                     interpreter visible{own_uid}"
+                     interpreter visible{own_uid}{scoped}"
                 ))
             }
             Isolation::Landlock => {
@@ -161,7 +178,7 @@ impl Ready {
                 ))
             }
             Isolation::Rlimits => Ok(format!(
-                "rlimits only{own_uid}: host files readable, network reachable"
+                "rlimits only{own_uid}{scoped}: host files readable, network reachable"
             )),
         }
     }
@@ -246,9 +263,7 @@ impl Worker {
             "must_not_read": setup.must_not_read,
         });
         let mut head = head;
-        if setup.isolation == Isolation::Landlock {
-            head["confine"] = serde_json::Value::from(CONFINE_PY);
-        }
+        head["confine"] = serde_json::Value::from(CONFINE_PY);
         let head = head.to_string();
         let init = format!(
             "{},\"cases\":{}}}\n",

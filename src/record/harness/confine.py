@@ -298,6 +298,41 @@ def seccomp():
     return machine
 
 
+def scope_only():
+    """A Landlock domain that confines nothing on the filesystem or network
+    but keeps the process's hands off everything outside it: ptrace of
+    processes outside the domain is refused on every ABI, signals and
+    abstract UNIX sockets too from ABI 6. The bwrap and rlimits tiers enter
+    it where the kernel allows, so a child without a uid of its own cannot
+    stop or kill its supervisor. Returns the names of what it restricts, or
+    None without Landlock."""
+    v = abi()
+    if v < 1:
+        return None
+    # Device nodes cannot be made without CAP_MKNOD anyway: handling them
+    # makes a valid ruleset on every ABI and takes nothing away.
+    fields = [_MAKE_CHAR | _MAKE_BLOCK]
+    scoped = (_SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL) if v >= 6 else 0
+    if v >= 4:
+        fields.append(0)
+    if v >= 6:
+        fields.append(scoped)
+    attr = ctypes.create_string_buffer(struct.pack("=%dQ" % len(fields), *fields))
+    ruleset = _syscall(_NR_CREATE_RULESET, attr, ctypes.c_size_t(len(fields) * 8), ctypes.c_uint32(0))
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    try:
+        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+        if _syscall(_NR_RESTRICT_SELF, ctypes.c_int(int(ruleset)), ctypes.c_uint32(0)) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(int(ruleset))
+    global LAST
+    LAST = {"landlock_abi": v, "rules": ["ptrace"] + (["signals", "abstract-unix"] if scoped else [])}
+    return LAST
+
+
 def confine(read_roots, write_root):
     """Landlock then seccomp; returns what held, e.g.
     {"landlock_abi": 7, "rules": ["files", "tcp", "signals", "abstract-unix", "seccomp"]}."""
