@@ -500,17 +500,17 @@ def _reap(cpid, jobdir, leftovers=None):
             pass
     uid = INIT.get("uid")
     if uid is not None:
+        # Killed from outside the uid (this process is root, or holds
+        # CAP_KILL under bwrap): nothing of the uid can interrupt it, and it
+        # goes on until /proc shows no process of the uid. Only then does a
+        # process of that uid remove its files: nothing is left to stop it.
+        _kill_uid(uid)
         r = os.fork()
         if r == 0:
             try:
                 os.setgroups([])
                 os.setgid(INIT.get("gid", uid))
                 os.setuid(uid)
-                for _ in range(3):
-                    try:
-                        os.kill(-1, signal.SIGKILL)
-                    except OSError:
-                        break
                 if jobdir is not None:
                     _rmtree(jobdir)
                 if leftovers if leftovers is not None else jobdir is not None:
@@ -522,6 +522,51 @@ def _reap(cpid, jobdir, leftovers=None):
         # As root (rlimits) the submission's folder sits in a root-owned
         # scratch root, where only the supervisor can remove it.
         _rmtree(jobdir)
+
+
+def _uid_processes(uid):
+    """Pids of the live (not zombie) processes whose real, effective or saved
+    uid is `uid`, from /proc."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    me = _getpid()
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open("/proc/" + name + "/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            continue
+        try:
+            state = status.split(b"\nState:", 1)[1].split()[0]
+            uids = [int(u) for u in status.split(b"\nUid:", 1)[1].split()[:3]]
+        except (IndexError, ValueError):
+            continue
+        if state != b"Z" and uid in uids:
+            found.append(int(name))
+    return found
+
+
+def _kill_uid(uid, limit_seconds=10.0):
+    """SIGKILLs every process of the worker uid until none is left. A
+    process of the uid forking as fast as it can still loses: each round
+    kills all it finds, and a process that received SIGKILL forks no more."""
+    end = _monotonic() + limit_seconds
+    while _monotonic() < end:
+        pids = _uid_processes(uid)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap_orphans()
+    return False
 
 
 # World-writable places a submission could leave files in for the next one
