@@ -22,11 +22,19 @@ Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
             "must_not_read", "confine": src (landlock tier)}
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
   -> "job\n" then {"source_hex": ..., "name": ...}
+  <- {"need": "hidden"}   (once every visible case is answered; not at all
+                           when the submission never gets that far)
+  -> [the hidden cases' inputs]
   <- {"outcomes": [outcome objects, one per case], "output": str}
+The init line holds only the visible cases' inputs; the hidden ones follow
+them in the outcome order. No process of a submission holds a hidden input
+before all its visible cases are answered, so no visible result can carry
+one.
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then "I <cpu>" (imported), "E <json>" (import error),
-"C <i> <cpu> <json>" (case outcome), "R" (stops after an out-of-memory or a
+"C <i> <cpu> <json>" (case outcome), "V" (every visible case answered:
+the supervisor then writes the hidden inputs on fd 4), "R" (stops after an out-of-memory or a
 too-large result), "D" (done); <cpu> is the child's CPU time so far, which
 per-case CPU limits are measured from.
 """
@@ -44,6 +52,7 @@ import os
 import select
 import signal
 import stat
+import fcntl
 import time
 import types
 import resource
@@ -114,6 +123,7 @@ OUTPUT_LIMIT = 64 * 1024
 LINE_LIMIT = 48 * 1024 * 1024
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
+HIDDEN_FD = 4
 # A case times out after `timeout` seconds of CPU time, or WALL_FACTOR times
 # that in wall time (a sleeping call): a busy neighbour slows a case down but
 # does not time it out.
@@ -409,18 +419,21 @@ def _enter_sandbox(jobdir, name):
     return here
 
 
-def _child(job, start, res_w, out_w, jobdir, attempt):
-    """Never returns: runs cases start.. and exits."""
+def _child(job, start, res_w, out_w, hid_r, jobdir, attempt, n):
+    """Never returns: runs cases start..n and exits. The hidden cases'
+    inputs arrive on HIDDEN_FD only once the visible ones are answered."""
     try:
         os.setsid()
-        fd3 = os.dup(res_w) if res_w != RESULT_FD else res_w
+        # Out of the way of the numbers they are moved to.
+        fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
+        fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
-        if fd3 != RESULT_FD:
-            os.dup2(fd3, RESULT_FD)
-        os.closerange(RESULT_FD + 1, 1 << 16)
+        os.dup2(fd3, RESULT_FD)
+        os.dup2(fd4, HIDDEN_FD)
+        os.closerange(HIDDEN_FD + 1, 1 << 16)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
@@ -457,7 +470,16 @@ def _child(job, start, res_w, out_w, jobdir, attempt):
             _exit(0)
         _report("I %r" % _process_time())
         cases = INIT["cases"]
-        for i in range(start, len(cases)):
+        visible = len(cases)
+        for i in range(start, n):
+            if i == max(start, visible):
+                # Every visible case is answered (by this child or an
+                # earlier one): only now do the hidden inputs come.
+                if start < visible:
+                    _report("V")
+                hidden = _read_line(HIDDEN_FD)
+                cases = cases + _loads(hidden if hidden is not None else b"[]")
+                del hidden
             outcome = _run_case(mod_dict, cases[i])
             if outcome is None:
                 outcome = {"kind": "out-of-memory"}
@@ -712,7 +734,9 @@ class _Run:
 
     def __init__(self, job):
         self.job = job
-        self.n = len(INIT["cases"])
+        self.nv = len(INIT["cases"])  # visible cases, run first
+        self.n = self.nv + int(INIT.get("hidden_count", 0))
+        self.hidden = None  # the hidden cases' inputs (JSON bytes), asked for once the visible are answered
         self.outcomes = [None] * self.n
         self.output = bytearray()
         self.output_total = 0
@@ -773,15 +797,18 @@ class _Run:
         """Forks a child for cases start..; returns where the next child starts."""
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
+        hid_r, hid_w = os.pipe()
         _stdout.flush()
         cpid = os.fork()
         if cpid == 0:
             _PID[0] = _getpid()
             os.close(res_r)
             os.close(out_r)
-            _child(self.job, start, res_w, out_w, self.jobdir, attempt)
+            os.close(hid_w)
+            _child(self.job, start, res_w, out_w, hid_r, self.jobdir, attempt, self.n)
         os.close(res_w)
         os.close(out_w)
+        os.close(hid_r)
         os.set_blocking(res_r, False)
         os.set_blocking(out_r, False)
         try:
@@ -789,6 +816,9 @@ class _Run:
         except (AttributeError, OSError):
             pidfd = None
         st = {"pending": start, "sandboxed": False, "imported": False, "finished": False, "bad": False, "all": False}
+        st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
+        if self.nv <= start < self.n:
+            self.send_hidden(st)
         st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
         st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
@@ -857,6 +887,8 @@ class _Run:
             self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
         else:
             status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
+        if st["hid_w"] is not None:
+            os.close(st["hid_w"])
         if st["all"] or self.failure is not None:
             return self.n
         if st["finished"] and not st["bad"]:
@@ -871,6 +903,22 @@ class _Run:
         if st["pending"] < self.n:
             self.outcomes[st["pending"]] = dumps(failure)
         return st["pending"] + 1
+
+    def send_hidden(self, st):
+        """Gives the child the hidden cases' inputs (asking Rust for them the
+        first time: until every visible case of the submission is answered,
+        no process of it holds them), then closes the pipe."""
+        if self.hidden is None:
+            _write_all(1, b'{"need":"hidden"}\n')
+            line = _read_line(0)
+            self.hidden = (line if line is not None else b"[]") + b"\n"
+        fd, st["hid_w"] = st["hid_w"], None
+        try:
+            _write_all(fd, self.hidden)
+        except OSError:  # the child is gone: it will be judged as such
+            pass
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _read(fd):
@@ -898,6 +946,8 @@ class _Run:
                 st["bad"] = True
             elif verdict == "sandboxed":
                 st["sandboxed"] = True
+            elif verdict == "visible-done":
+                self.send_hidden(st)
             elif verdict == "sandbox-failed":
                 st["all"] = True
             elif verdict == "imported":
@@ -947,6 +997,8 @@ class _Run:
             return "done"
         if line == b"R" and imported:
             return "restart"
+        if line == b"V" and imported and pending == self.nv < self.n and st["hid_w"] is not None:
+            return "visible-done"
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
