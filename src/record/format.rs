@@ -80,6 +80,9 @@ pub enum CaseOutcome {
     },
     /// The process ran out of memory during the call.
     OutOfMemory,
+    /// The submission wrote more than `bytes` to its folder (the only place
+    /// it may write under landlock) during the call, and was stopped.
+    DiskLimit { bytes: u64 },
     /// `main.py` defines no such function.
     Missing,
     /// `main.py` did not import.

@@ -121,6 +121,12 @@ _stderr = sys.stderr
 MESSAGE_LIMIT = 1024
 OUTPUT_LIMIT = 64 * 1024
 LINE_LIMIT = 48 * 1024 * 1024
+# What a submission may write to its folder in all (landlock: the only place
+# it may write; bwrap's /tmp is a tmpfs of its own size), and how often the
+# supervisor looks while a case runs.
+DISK_LIMIT = 64 * 1024 * 1024
+DISK_ENTRIES = 10000
+DISK_EVERY = 0.05
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
 HIDDEN_FD = 4
@@ -546,6 +552,35 @@ def _reap(cpid, jobdir, leftovers=None):
         _rmtree(jobdir)
 
 
+def _clear(jobdir):
+    """Empties a submission's folder, keeping the folder: as the worker uid
+    when there is one (under bwrap the supervisor may not remove the uid's
+    files; as root it must not follow what the uid made), once nothing of
+    the uid is running."""
+    def clear():
+        try:
+            names = os.listdir(jobdir)
+        except OSError:
+            names = []
+        for name in names:
+            _rmtree(os.path.join(jobdir, name))
+
+    uid = INIT.get("uid")
+    if uid is None:
+        clear()
+        return
+    r = os.fork()
+    if r == 0:
+        try:
+            os.setgroups([])
+            os.setgid(INIT.get("gid", uid))
+            os.setuid(uid)
+            clear()
+        finally:
+            _exit(0)
+    os.waitpid(r, 0)
+
+
 def _uid_processes(uid):
     """Pids of the live (not zombie) processes whose real, effective or saved
     uid is `uid`, from /proc."""
@@ -707,6 +742,42 @@ def _cpu_seconds(sid):
     return total / _CLK_TCK if found else float("inf")
 
 
+def _tmpfs_used(path="/tmp"):
+    """(bytes, inodes) in use on the filesystem holding `path`."""
+    try:
+        v = os.statvfs(path)
+    except OSError:
+        return (0, 0)
+    return ((v.f_blocks - v.f_bfree) * v.f_frsize, v.f_files - v.f_ffree)
+
+
+def _usage(path):
+    """Bytes a folder takes on disk (allocated blocks, so sparse files count
+    what they use); more than the limit when it holds more than DISK_ENTRIES
+    entries (inodes are disk too, and counting them must stay cheap)."""
+    total = 0
+    entries = 0
+    stack = [path]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                entries += 1
+                if entries > DISK_ENTRIES:
+                    return DISK_LIMIT + 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += st.st_blocks * 512
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(e.path)
+    return total
+
+
 def _cpu_mark(text, st):
     """Checks the CPU time a child reports at a case boundary is a number.
     It is not used: student code shares the child's process and could write
@@ -758,6 +829,13 @@ class _Run:
         self.wall_end = _monotonic() + self.wall
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
         self.failure = None  # the grader's own failure: no outcome is valid
+        # The submission's folder is watched while cases run, in every tier:
+        # under landlock it is the only place it may write (on the host's
+        # disk), under bwrap it shares a tmpfs with the worker's scratch.
+        self.watch_disk = True
+        # Under bwrap /tmp is the worker's own tmpfs, which the supervisor
+        # (root without CAP_DAC_OVERRIDE there) measures as a whole.
+        self.disk_base = _tmpfs_used() if INIT["tier"] == "bwrap" else None
 
     def take_output(self, data):
         self.output_total += len(data)
@@ -835,6 +913,7 @@ class _Run:
         st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
         deadline = min(_monotonic() + self.timeout, self.wall_end)
+        next_disk = _monotonic() + DISK_EVERY
         exited = False
         status = None
         failure = None
@@ -856,7 +935,14 @@ class _Run:
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
             if pidfd is not None:
                 fds.append(pidfd)
+            if self.watch_disk and now >= next_disk:
+                if self.disk_used() > DISK_LIMIT:
+                    failure = {"kind": "disk-limit", "bytes": DISK_LIMIT}
+                    break
+                next_disk = now + DISK_EVERY
             wait = deadline - now if pidfd is not None else min(deadline - now, 0.005)
+            if self.watch_disk:
+                wait = max(min(wait, next_disk - now), 0.0)
             ready = select.select(fds, [], [], wait)[0]
             if out_r in ready:
                 data = self._read(out_r)
@@ -902,6 +988,10 @@ class _Run:
             status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
         if st["hid_w"] is not None:
             os.close(st["hid_w"])
+        if failure is not None and failure["kind"] == "disk-limit":
+            # Its processes are dead: what they wrote goes before the next
+            # child (which would otherwise start over the limit).
+            _clear(self.jobdir)
         if st["all"] or self.failure is not None:
             return self.n
         if st["finished"] and not st["bad"]:
@@ -916,6 +1006,15 @@ class _Run:
         if st["pending"] < self.n:
             self.outcomes[st["pending"]] = dumps(failure)
         return st["pending"] + 1
+
+    def disk_used(self):
+        """What the submission has written so far (bytes)."""
+        if self.disk_base is not None:
+            used, files = _tmpfs_used()
+            if files - self.disk_base[1] > DISK_ENTRIES:
+                return DISK_LIMIT + 1
+            return used - self.disk_base[0]
+        return _usage(self.jobdir)
 
     def send_hidden(self, st):
         """Gives the child the hidden cases' inputs (asking Rust for them the
