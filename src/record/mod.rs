@@ -6,6 +6,7 @@
 //! rlimits only. Submissions are pulled from a shared queue and results placed
 //! by index, so the output does not depend on `jobs`.
 
+mod cgroup;
 mod discover;
 pub mod format;
 pub mod sandbox;

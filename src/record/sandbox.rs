@@ -442,13 +442,14 @@ pub fn harness_command(
     isolation: Isolation,
     scratch: &Path,
     python: &Python,
+    cgroup: Option<&std::ffi::CString>,
 ) -> Result<(Command, PathBuf), RecordError> {
     match isolation {
         Isolation::Bwrap => {
             let bwrap = find_bwrap()
                 .ok_or_else(|| RecordError::Sandbox("bwrap is no longer installed".into()))?;
             let mut cmd = bwrap_command(&bwrap, python);
-            die_with_parent(&mut cmd, false);
+            die_with_parent(&mut cmd, false, cgroup.cloned());
             Ok((cmd, PathBuf::from("/tmp")))
         }
         Isolation::Landlock | Isolation::Rlimits => {
@@ -457,7 +458,7 @@ pub fn harness_command(
                 .env_clear()
                 .env("PYTHONHASHSEED", "0")
                 .current_dir(scratch);
-            die_with_parent(&mut cmd, is_root());
+            die_with_parent(&mut cmd, is_root(), cgroup.cloned());
             Ok((cmd, scratch.to_path_buf()))
         }
     }
@@ -466,10 +467,11 @@ pub fn harness_command(
 /// The harness dies with us, can never gain privileges through exec, and (as
 /// root, rlimits mode) gets network and IPC namespaces of its own when the
 /// kernel allows it.
-fn die_with_parent(cmd: &mut Command, unshare_net: bool) {
+fn die_with_parent(cmd: &mut Command, unshare_net: bool, cgroup: Option<std::ffi::CString>) {
     // SAFETY: the closure only calls async-signal-safe libc functions.
     unsafe {
         cmd.pre_exec(move || {
+            super::cgroup::enter(cgroup.as_ref());
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             // No exec of a setuid binary ever gains privileges (bwrap sets it too).
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -2,6 +2,7 @@
 //! records one submission per request, talking JSON lines over its
 //! stdin/stdout.
 
+use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::store::validate_outcome;
@@ -64,6 +65,8 @@ pub struct Worker {
     pub sandbox: String,
     // Dropped after the process is killed.
     _scratch: Option<Scratch>,
+    // Removed after the process is killed (fields drop after `drop`).
+    _cgroup: Option<MemoryCgroup>,
 }
 
 const STDERR_TAIL: usize = 4096;
@@ -202,8 +205,15 @@ impl Worker {
             .as_ref()
             .map(|s| s.path.clone())
             .unwrap_or_else(std::env::temp_dir);
-        let (mut cmd, inner_scratch) =
-            sandbox::harness_command(setup.isolation, &host_scratch, &setup.python)?;
+        // A submission's total memory: twice what one of its processes may
+        // map, for the worker's processes together, where a cgroup can be made.
+        let cgroup = MemoryCgroup::create(2 * setup.limits.memory_bytes);
+        let (mut cmd, inner_scratch) = sandbox::harness_command(
+            setup.isolation,
+            &host_scratch,
+            &setup.python,
+            cgroup.as_ref().ok().map(MemoryCgroup::procs),
+        )?;
         cmd.arg("-c")
             .arg(HARNESS_PY)
             .stdin(Stdio::piped())
@@ -285,6 +295,7 @@ impl Worker {
             reply_limit: limits.wall + Duration::from_secs(30),
             sandbox: String::new(),
             _scratch: scratch,
+            _cgroup: cgroup.ok(),
         };
         worker.send(init.as_bytes())?;
         let ready = worker.receive(Duration::from_secs(60))?;
@@ -292,7 +303,11 @@ impl Worker {
             Ok(r) => r,
             Err(_) => return Err(worker.failure("the harness did not start")),
         };
-        worker.sandbox = ready.check(setup, uid)?;
+        let memory = match &worker._cgroup {
+            Some(cg) => cg.describe.clone(),
+            None => "memory: per process only (no cgroup here)".to_string(),
+        };
+        worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
         Ok(worker)
     }
 

@@ -407,6 +407,13 @@ def _enter_sandbox(jobdir, name):
     """Limits, the worker uid, the submission's folder and (landlock tier)
     the child's own Landlock domain and seccomp filter; returns the folder
     `name` made in jobdir for this child. Raises when any of it fails."""
+    try:
+        # The worker's own processes are the OOM killer's last choice
+        # (-1000, set by Rust); the submission's are its first.
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
     _set_limits(INIT["limits"])
     _drop_privileges()
     os.umask(0o077)

@@ -1,0 +1,208 @@
+//! A memory cgroup per worker: per-process limits do not bound a
+//! submission's total (32 processes × 1 GiB), a cgroup does. One submission
+//! runs on a worker at a time, so the worker's cgroup (its zygote, the
+//! submission's supervisor and every process the submission starts) bounds
+//! that submission's total memory.
+//!
+//! cgroup v2 (`memory.max`) where this process's cgroup delegates the memory
+//! controller to its children, else cgroup v1 (`memory.limit_in_bytes`);
+//! neither without the right to make a cgroup (not root, most CI runners):
+//! then the bound is per process only, and the recording says so. The
+//! worker's processes are made unkillable by the kernel's OOM killer
+//! (`oom_score_adj` -1000) and the submission's own raise theirs to 1000, so
+//! the cgroup's OOM killer takes the student's process, never the harness.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A worker's memory cgroup, removed on drop (once its processes are gone).
+#[derive(Debug)]
+pub struct MemoryCgroup {
+    dir: PathBuf,
+    /// `cgroup.procs`, ready for `pre_exec` (no allocation there).
+    procs: CString,
+    /// What holds, as recordings say it: `memory: cgroup v1, 2 GiB in all`.
+    pub describe: String,
+}
+
+impl MemoryCgroup {
+    /// A fresh cgroup of this process's, limited to `limit` bytes, or why
+    /// there can be none here.
+    pub fn create(limit: u64) -> Result<MemoryCgroup, String> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "autograder-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let gib = limit as f64 / f64::from(1u32 << 30);
+        let made = |version: &str, dir: PathBuf| -> Result<MemoryCgroup, String> {
+            let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
+                .map_err(|e| e.to_string())?;
+            Ok(MemoryCgroup {
+                dir,
+                procs,
+                describe: format!("memory: cgroup {version}, {gib} GiB in all"),
+            })
+        };
+        let v2 = v2_parent().and_then(|parent| {
+            remove_stale(&parent);
+            let dir = parent.join(&name);
+            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let set = write(&dir.join("memory.max"), &limit.to_string())
+                .and_then(|()| write(&dir.join("memory.swap.max"), "0").or(Ok(())));
+            match set {
+                Ok(()) => made("v2", dir),
+                Err(e) => {
+                    let _ = std::fs::remove_dir(&dir);
+                    Err(e)
+                }
+            }
+        });
+        let v2_error = match v2 {
+            Ok(cg) => return Ok(cg),
+            Err(e) => e,
+        };
+        let v1 = v1_parent().and_then(|parent| {
+            remove_stale(&parent);
+            let dir = parent.join(&name);
+            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let set =
+                write(&dir.join("memory.limit_in_bytes"), &limit.to_string()).and_then(|()| {
+                    // Swap counts too where the kernel accounts it.
+                    let memsw = dir.join("memory.memsw.limit_in_bytes");
+                    if memsw.exists() {
+                        write(&memsw, &limit.to_string())
+                    } else {
+                        Ok(())
+                    }
+                });
+            match set {
+                Ok(()) => made("v1", dir),
+                Err(e) => {
+                    let _ = std::fs::remove_dir(&dir);
+                    Err(e)
+                }
+            }
+        });
+        v1.map_err(|v1_error| format!("cgroup v2: {v2_error}; cgroup v1: {v1_error}"))
+    }
+
+    /// The path `pre_exec` writes `0` to, to join the cgroup.
+    pub fn procs(&self) -> &CString {
+        &self.procs
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        // The kernel lets go of a cgroup a moment after its last process
+        // is reaped; what is still busy then is removed by the next run.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+}
+
+/// Removes the empty cgroups that runs which are gone left in `parent`.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("autograder-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(e.path());
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Where cgroups of `fstype` are mounted (and, for v1, with `option`), from
+/// /proc/self/mountinfo.
+fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    info.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let mut r = right.split_whitespace();
+        let (fs, _source, options) = (r.next()?, r.next()?, r.next().unwrap_or(""));
+        let point = left.split_whitespace().nth(4)?;
+        let wanted = fs == fstype && option.map_or(true, |o| options.split(',').any(|x| x == o));
+        wanted.then(|| PathBuf::from(point))
+    })
+}
+
+/// This process's cgroup in the v2 hierarchy, when it delegates `memory`.
+fn v2_parent() -> Result<PathBuf, String> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+    let path = own
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .ok_or("no cgroup v2 hierarchy")?;
+    let root = mount_point("cgroup2", None).ok_or("cgroup2 is not mounted")?;
+    let dir = root.join(path.trim_start_matches('/'));
+    let delegated =
+        std::fs::read_to_string(dir.join("cgroup.subtree_control")).map_err(|e| e.to_string())?;
+    if !delegated.split_whitespace().any(|c| c == "memory") {
+        return Err(format!(
+            "{} does not delegate the memory controller",
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// This process's memory cgroup in the v1 hierarchy.
+fn v1_parent() -> Result<PathBuf, String> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+    let path = own
+        .lines()
+        .find_map(|l| {
+            let mut f = l.splitn(3, ':');
+            let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
+            controllers
+                .split(',')
+                .any(|c| c == "memory")
+                .then_some(path)
+        })
+        .ok_or("no cgroup v1 memory controller")?;
+    let root = mount_point("cgroup", Some("memory")).ok_or("no cgroup v1 memory mount")?;
+    Ok(root.join(path.trim_start_matches('/')))
+}
+
+/// In `pre_exec` (after fork, before exec): joins `cgroup` when there is one,
+/// and makes the process (and what it forks: the zygote and supervisors)
+/// the OOM killer's last choice. Only async-signal-safe calls; failures are
+/// ignored here and seen in the recording's `sandbox` line.
+///
+/// # Safety
+/// Call only between fork and exec.
+pub unsafe fn enter(cgroup: Option<&CString>) {
+    if let Some(procs) = cgroup {
+        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd >= 0 {
+            libc::write(fd, b"0".as_ptr().cast(), 1);
+            libc::close(fd);
+        }
+    }
+    let adj = c"/proc/self/oom_score_adj";
+    let fd = libc::open(adj.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd >= 0 {
+        libc::write(fd, b"-1000".as_ptr().cast(), 5);
+        libc::close(fd);
+    }
+}
