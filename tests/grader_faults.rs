@@ -304,25 +304,32 @@ fn dying_python(dir: &Path, rule: &str) -> PathBuf {
     python
 }
 
+/// `grade` of `n` model copies through the dying interpreter with `rule`,
+/// on one worker under landlock, all reports into `<tmp>/out`; the count
+/// of jobs the interpreter saw.
+fn grade_dying(tmp: &Path, n: usize, rule: &str, extra: &[&str]) -> (Output, String) {
+    let subs = model_copies(tmp, n);
+    let python = dying_python(&tmp.join("py"), rule);
+    let mut args = report_args(&tmp.join("out"));
+    args.extend(["--python".into(), python.display().to_string()]);
+    args.extend(
+        ["--isolation", "landlock", "--jobs", "1"]
+            .iter()
+            .chain(extra)
+            .map(|a| a.to_string()),
+    );
+    let run = grade(&subs, &tmp.join("work"), &args, &[]);
+    let count = fs::read_to_string(tmp.join("py/count")).unwrap_or_default();
+    (run, count.trim().to_string())
+}
+
 /// The harness dies for every submission after the fourth: the fifth is
 /// retried once on a fresh worker, then the run stops, and no gradebook gives
 /// anyone a 0.
 #[test]
 fn a_harness_that_dies_midway_stops_the_run_before_any_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let subs = model_copies(tmp.path(), 8);
-    let python = dying_python(&tmp.path().join("py"), "after 4");
-    let out = tmp.path().join("out");
-    let mut args = report_args(&out);
-    args.extend([
-        "--python".into(),
-        python.display().to_string(),
-        "--isolation".into(),
-        "landlock".into(),
-        "--jobs".into(),
-        "1".into(),
-    ]);
-    let run = grade(&subs, &tmp.path().join("work"), &args, &[]);
+    let (run, count) = grade_dying(tmp.path(), 8, "after 4", &[]);
     let err = stderr(&run);
     assert_eq!(run.status.code(), Some(2), "{err}");
     assert!(
@@ -330,39 +337,24 @@ fn a_harness_that_dies_midway_stops_the_run_before_any_report() {
             && err.contains("the harness stopped"),
         "{err}"
     );
-    no_reports(&out);
+    no_reports(&tmp.path().join("out"));
     // Four jobs went through, then the fifth twice (the retry).
-    let count = fs::read_to_string(tmp.path().join("py/count")).unwrap();
-    assert_eq!(count.trim(), "6");
+    assert_eq!(count, "6");
 }
 
 #[test]
 fn a_one_off_harness_failure_is_retried_and_the_run_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
-    let subs = model_copies(tmp.path(), 5);
-    let python = dying_python(&tmp.path().join("py"), "once 3");
-    let out = tmp.path().join("out");
-    let mut args = report_args(&out);
-    args.extend([
-        "--python".into(),
-        python.display().to_string(),
-        "--isolation".into(),
-        "landlock".into(),
-        "--jobs".into(),
-        "1".into(),
-        "--fail-under".into(),
-        "100".into(),
-    ]);
-    let run = grade(&subs, &tmp.path().join("work"), &args, &[]);
+    let (run, count) = grade_dying(tmp.path(), 5, "once 3", &["--fail-under", "100"]);
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let out = tmp.path().join("out");
     let mut csv = csv::Reader::from_path(out.join("report.csv")).unwrap();
     let rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 5);
     for row in &rows {
         assert_eq!(&row[1], "graded", "{row:?}");
     }
-    let count = fs::read_to_string(tmp.path().join("py/count")).unwrap();
-    assert_eq!(count.trim(), "6", "one job was sent twice");
+    assert_eq!(count, "6", "one job was sent twice");
 }
 
 #[test]

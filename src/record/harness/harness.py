@@ -540,19 +540,14 @@ def _reap(cpid, jobdir, leftovers=None):
         # goes on until /proc shows no process of the uid. Only then does a
         # process of that uid remove its files: nothing is left to stop it.
         _kill_uid(uid)
-        r = os.fork()
-        if r == 0:
-            try:
-                os.setgroups([])
-                os.setgid(INIT.get("gid", uid))
-                os.setuid(uid)
-                if jobdir is not None:
-                    _rmtree(jobdir)
-                if leftovers if leftovers is not None else jobdir is not None:
-                    _remove_leftovers(uid)
-            finally:
-                _exit(0)
-        os.waitpid(r, 0)
+
+        def clean():
+            if jobdir is not None:
+                _rmtree(jobdir)
+            if leftovers if leftovers is not None else jobdir is not None:
+                _remove_leftovers(uid)
+
+        _as_worker_uid(clean)
     if jobdir is not None:
         # As root (rlimits) the submission's folder sits in a root-owned
         # scratch root, where only the supervisor can remove it.
@@ -572,17 +567,24 @@ def _clear(jobdir):
         for name in names:
             _rmtree(os.path.join(jobdir, name))
 
-    uid = INIT.get("uid")
-    if uid is None:
+    if INIT.get("uid") is None:
         clear()
-        return
+    else:
+        _as_worker_uid(clear)
+
+
+def _as_worker_uid(fn):
+    """Runs `fn` in a child that is the worker uid (as root), and waits for
+    it: what the uid made is removed as the uid, so nothing is followed
+    where the uid could not go. Called once no process of the uid is left."""
+    uid = INIT["uid"]
     r = os.fork()
     if r == 0:
         try:
             os.setgroups([])
             os.setgid(INIT.get("gid", uid))
             os.setuid(uid)
-            clear()
+            fn()
         finally:
             _exit(0)
     os.waitpid(r, 0)
@@ -615,13 +617,14 @@ def _uid_processes(uid):
     return found
 
 
-def _kill_uid(uid, limit_seconds=10.0):
-    """SIGKILLs every process of the worker uid until none is left. A
-    process of the uid forking as fast as it can still loses: each round
-    kills all it finds, and a process that received SIGKILL forks no more."""
+def _kill_until_none(find, reap, limit_seconds):
+    """SIGKILLs every pid `find()` lists, round after round, until it lists
+    none (True) or the time is up (False). A process forking as fast as it
+    can still loses: each round kills all there are, and a process that
+    received SIGKILL forks no more. `reap(pids)` collects what was killed."""
     end = _monotonic() + limit_seconds
     while _monotonic() < end:
-        pids = _uid_processes(uid)
+        pids = find()
         if not pids:
             return True
         for pid in pids:
@@ -629,8 +632,14 @@ def _kill_uid(uid, limit_seconds=10.0):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        _reap_orphans()
+        reap(pids)
     return False
+
+
+def _kill_uid(uid, limit_seconds=10.0):
+    """Kills every process of the worker uid, wherever it is, until /proc
+    shows none."""
+    return _kill_until_none(lambda: _uid_processes(uid), lambda _: _reap_orphans(), limit_seconds)
 
 
 # World-writable places a submission could leave files in for the next one
@@ -1240,22 +1249,16 @@ def _kill_descendants(limit_seconds=5.0):
     Landlock domain (signals scoped). Without either, a fast enough
     forker could outrun it (documented)."""
     me = _getpid()
-    end = _monotonic() + limit_seconds
-    while _monotonic() < end:
-        kids = _children(me)
-        if not kids:
-            return True
-        for pid in kids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+
+    def reap(kids):
+        # Waiting for each re-parents its children here before the next round.
         for pid in kids:
             try:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
-    return False
+
+    return _kill_until_none(lambda: _children(me), reap, limit_seconds)
 
 
 def _reap_orphans(wait_seconds=0.0):
