@@ -123,12 +123,18 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: {stdout}\n{stderr}");
         assert!(stdout.contains("Python 3.10."), "{stdout}");
-        assert!(stderr.contains("sandbox: landlock · CPython 3.10."), "{stderr}");
+        assert!(
+            stderr.contains("sandbox: landlock · CPython 3.10."),
+            "{stderr}"
+        );
         assert!(stderr.contains("bubblewrap is not usable here"), "{stderr}");
         let text = fs::read_to_string(&results).unwrap();
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["extra_data"]["isolation"][0], "landlock", "{name}");
-        assert!(v["extra_data"]["python"][0].as_str().unwrap().starts_with("3.10."));
+        assert!(v["extra_data"]["python"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("3.10."));
         let environment = v["tests"]
             .as_array()
             .unwrap()
@@ -136,15 +142,24 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
             .find(|t| t["name"] == autograder::report::gradescope::ENVIRONMENT_TEST)
             .expect("the instructors-only environment test");
         assert_eq!(environment["visibility"], "hidden");
-        assert!(environment["output"].as_str().unwrap().contains("landlock: ABI"));
+        assert!(environment["output"]
+            .as_str()
+            .unwrap()
+            .contains("landlock: ABI"));
         if *name == "model" {
             assert_eq!(v["score"], v["max_score"], "{text}");
         } else {
             let corpus = fs::read_to_string(&case_file).unwrap();
             for line in corpus.lines().filter(|l| l.starts_with("call = ")) {
-                assert!(!text.contains(line), "a case file's line reached results.json: {line}");
+                assert!(
+                    !text.contains(line),
+                    "a case file's line reached results.json: {line}"
+                );
             }
-            assert!(!text.contains("checkpoint = "), "a case file reached results.json");
+            assert!(
+                !text.contains("checkpoint = "),
+                "a case file reached results.json"
+            );
             // The student's code ran, and its reads were refused.
             assert!(text.contains("PermissionError"), "{text}");
         }

@@ -389,11 +389,15 @@ fn max_points(info: &CorpusInfo) -> f64 {
     info.checkpoints.iter().map(|c| c.points).sum()
 }
 
+/// An error row's message is cut to this many characters (it may quote a
+/// recording's contents).
+pub const ERROR_CHARS: usize = 1000;
+
 fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
     SubmissionGrade {
         id,
         status: Status::Error,
-        error: Some(why),
+        error: Some(crate::report::text::cut(&why, ERROR_CHARS)),
         points: 0.0,
         max_points: max_points(info),
         checkpoints: info

@@ -6,6 +6,7 @@
 //! rlimits only. Submissions are pulled from a shared queue and results placed
 //! by index, so the output does not depend on `jobs`.
 
+pub mod caps;
 mod discover;
 pub mod format;
 pub mod sandbox;
@@ -51,6 +52,10 @@ pub enum RecordError {
     Unusable(String),
     #[error("harness: {0}")]
     Harness(String),
+    /// The submission recorded more than one submission may (see
+    /// [`caps::MAX_SUBMISSION_BYTES`]): its own doing, not the grader's.
+    #[error("{0}")]
+    TooLarge(String),
     /// No usable interpreter or sandbox tier here.
     #[error("{0}")]
     Setup(String),
@@ -534,7 +539,8 @@ fn record_one(
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
     let reply = w.record(&job.source);
-    if reply.is_err() || !shared.prefork {
+    // (A refused submission leaves its worker answering in step.)
+    if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
     }
     let reply = reply?;
