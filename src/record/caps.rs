@@ -234,6 +234,7 @@ pub fn admit_recording(mut rec: Recording) -> Result<Recording, String> {
     let named =
         |case: &str, why: String| format!("outcome of {}: {why}", cut(case, MAX_META_CHARS));
     rec.output = cut(&rec.output, MAX_OUTPUT_CHARS);
+    rec.integrity = crate::integrity::capped(std::mem::take(&mut rec.integrity));
     let mut total = rec.output.len();
     let outcomes = std::mem::take(&mut rec.outcomes);
     for (case, outcome) in outcomes {

@@ -38,6 +38,11 @@ pub struct Recording {
     /// What the student's code printed, capped.
     #[serde(default)]
     pub output: String,
+    /// Integrity findings: the grader's scan of `main.py` (`source:
+    /// "static"`, made whenever the grader has the source) and what the
+    /// harness saw at run time (`"runtime"`). For instructors only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub integrity: Vec<crate::integrity::Finding>,
 }
 
 /// What happened when one case's call ran. Read through [`WireOutcome`]

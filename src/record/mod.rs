@@ -18,6 +18,7 @@ pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
 use crate::corpus::Corpus;
+use crate::integrity;
 use format::{Recording, RECORDING_FORMAT};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -271,7 +272,9 @@ pub fn record_in(
                         RecordError::Setup("no interpreter or sandbox was settled".into())
                     })?;
                     if opts.use_cache {
-                        if let Some(rec) = cached(opts, corpus, sub, &sha256, env) {
+                        if let Some(mut rec) = cached(opts, corpus, sub, &sha256, env) {
+                            // The scan of this grader, not the one that stored it.
+                            rec.integrity = integrity::with_static_scan(&rec.integrity, &source);
                             results[index] = Some(Ok(rec));
                             continue;
                         }
@@ -561,6 +564,7 @@ fn record_one(
             .zip(reply.outcomes)
             .collect(),
         output: reply.output,
+        integrity: integrity::with_static_scan(&[], &job.source),
     };
     write_recording(&recording_path(&shared.opts.work_dir, &job.id), &rec)
         .map_err(|e| RecordError::Store(e.to_string()))?;
