@@ -141,6 +141,61 @@ TEXT_RULES = [
         ('    if len(statuses) != len(uses):\n        raise ValueError("a tool_use has no tool_result")\n', 'for u in uses]'),
         ('', 'for u in uses if u["id"] in statuses]'),
     ),
+    # Lesson 05: the schema's integer checked with isinstance (True passes).
+    ("schema-isinstance-int", "    return type(value) is int\n", "    return isinstance(value, int)\n"),
+    # Lesson 05: the enum checked only for a value of the right type.
+    ("enum-elif", '        if "enum" in spec and arg_value not in spec["enum"]:', '        elif "enum" in spec and arg_value not in spec["enum"]:'),
+    # Lesson 05: the enum value shown with repr ('\'x\'' quoted twice) instead of str.
+    ("enum-repr", "'{arg_value}' not in", "'{arg_value!r}' not in"),
+    # Lesson 05: tool names matched case-insensitively.
+    ("tool-schema-lower", "    if tool_name not in TOOL_SCHEMAS:\n", "    tool_name = tool_name.lower()\n    if tool_name not in TOOL_SCHEMAS:\n"),
+    # Lesson 05: traversal judged after os.path.normpath.
+    ("traversal-normpath", '    if ".." in path or path.startswith("/")', '    path = __import__("os").path.normpath(path) if path else path\n    if ".." in path or path.startswith("/")'),
+    # Lesson 05: only `../` (a parent step) refused, not `..` anywhere.
+    ("dotdot-slash-only", '    if ".." in path or', '    if "../" in path or path == ".." or path.endswith("/..") or'),
+    # Lesson 05: paths looked up case-insensitively, or NFC-normalised.
+    ("path-lower", "    if path not in FILE_SYSTEM:", "    path = {k.lower(): k for k in FILE_SYSTEM}.get(path.lower(), path)\n    if path not in FILE_SYSTEM:"),
+    ("path-nfc", "    if path not in FILE_SYSTEM:", "    path = __import__('unicodedata').normalize('NFC', path)\n    if path not in FILE_SYSTEM:"),
+    # Lesson 05: size in code points; lines counted with splitlines.
+    ("size-in-chars", '"size_bytes": len(content.encode("utf-8")),', '"size_bytes": len(content),'),
+    ("lines-splitlines", '"lines": content.count("\\n") + 1,', '"lines": len(content.splitlines()),'),
+    # Lesson 05: Rust-like or ASCII strip; casefold instead of lower; strip before lower.
+    ("strip-ascii", "    key = city.lower().strip()\n", '    key = city.lower().strip(" \\t\\n\\r\\x0b\\x0c")\n'),
+    ("strip-ascii-query", "    key = query.lower().strip()\n", '    key = query.lower().strip(" \\t\\n\\r\\x0b\\x0c")\n'),
+    ("city-casefold", "    key = city.lower().strip()\n", "    key = city.casefold().strip()\n"),
+    ("query-casefold", "    key = query.lower().strip()\n", "    key = query.casefold().strip()\n"),
+    ("city-no-strip", "    key = city.lower().strip()\n", "    key = city.lower()\n"),
+    ("query-no-lower", "    key = query.lower().strip()\n", "    key = query.strip()\n"),
+    # Lesson 05: suggestions by the city's own first letters, not the key's.
+    ("suggest-from-city", "c.startswith(key[:3])", "c.startswith(city[:3])"),
+    # Lesson 05: fahrenheit keeps temp_c; temp_f not rounded; the city not added.
+    ("keep-temp-c", '        del result["temp_c"]\n', ""),
+    ("temp-f-unrounded", 'round(result["temp_c"] * 9 / 5 + 32, 1)', 'result["temp_c"] * 9 / 5 + 32'),
+    ("temp-f-int", 'round(result["temp_c"] * 9 / 5 + 32, 1)', 'round(result["temp_c"] * 9 / 5 + 32)'),
+    # Lesson 05: only db_key in key, or only key in db_key.
+    ("search-one-way", "if db_key in key or key in db_key:", "if db_key in key:"),
+    ("search-other-way", "if db_key in key or key in db_key:", "if key and key in db_key:"),
+    # Lesson 05: a negative max_results clamped to 0.
+    ("max-results-clamped", "results[:max_results]", "results[:max(max_results, 0)]"),
+    # Lesson 05: arguments validated before the unknown-tool check; disabled before validation.
+    (
+        "validate-before-unknown",
+        '    if name not in TOOL_SCHEMAS:\n        return {"error": True, "message": f"Unknown tool: {name}", "code": "UNKNOWN_TOOL"}\n    errors = validate_tool_arguments(name, arguments)\n    if errors:\n',
+        '    errors = validate_tool_arguments(name, arguments)\n    if errors and name in TOOL_SCHEMAS:\n',
+    ),
+    (
+        "disabled-before-validation",
+        '    if name in DISABLED_TOOLS:\n        return {"error": True, "message": f"Tool \'{name}\' is disabled here.", "code": "DISABLED"}\n',
+        "",
+    ),
+    # Lesson 05: the final empty reply not counted; every reply checked up front;
+    # arguments not copied; content as str() instead of json.dumps.
+    ("iterations-skip-answer", '"iterations": i + 1, "stop": "done"}', '"iterations": i, "stop": "done"}'),
+    ("check-all-replies", "    messages = []\n    for i in range(max_iterations):", "    for reply in turns:\n        _check_reply(reply)\n    messages = []\n    for i in range(max_iterations):"),
+    ("arguments-not-copied", '"arguments": copy.deepcopy(call["arguments"])}', '"arguments": call["arguments"]}'),
+    ("arguments-shallow-copy", '"arguments": copy.deepcopy(call["arguments"])}', '"arguments": copy.copy(call["arguments"])}'),
+    ("content-str-loop", '"content": json.dumps(result)}', '"content": str(result)}'),
+    ("content-unicode", '"content": json.dumps(result)}', '"content": json.dumps(result, ensure_ascii=False)}'),
     # Keys checked after parsing, on the root object only (two edits).
     (
         "keys-top-only",

@@ -264,6 +264,19 @@ fn stats_tabulates_tags_by_checkpoint() {
             .collect()
     };
     assert_eq!(row("tag"), ["pcj", "vt", "at", "vtc", "et", "otr", "total"]);
+    // The course's shape: each lesson with its checkpoints, as course.toml has them.
+    let course = autograder::corpus::load(Path::new(&good_str())).unwrap();
+    let shape = format!("\n{} lessons, 6 checkpoints:\n", course.lessons.len());
+    assert!(out.contains(&shape), "{out}");
+    for lesson in &course.lessons {
+        let names: Vec<&str> = lesson.checkpoints.iter().map(|c| c.id.as_str()).collect();
+        assert!(
+            out.lines()
+                .any(|l| l.trim_start().starts_with(&lesson.id) && l.ends_with(&names.join(", "))),
+            "no line for lesson {} in\n{out}",
+            lesson.id
+        );
+    }
     assert_eq!(row("valid"), ["4", "-", "1", "-", "4", "2", "11"]);
     assert_eq!(row("retry-policy"), ["-", "-", "4", "-", "-", "-", "4"]);
     assert_eq!(

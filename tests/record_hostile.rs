@@ -39,7 +39,7 @@ fn check_hostile(isolation: IsolationChoice) {
     let corpus_file = fixtures().join(".corpus/course.toml");
     let corpus = hostile_corpus(&other_main, &corpus_file);
     let subs = hostile_submissions();
-    assert_eq!(subs.len(), 24, "every fixture is discovered");
+    assert_eq!(subs.len(), 25, "every fixture is discovered");
     let work = tempfile::tempdir().unwrap();
     let results = record(
         &corpus,
@@ -130,6 +130,13 @@ fn check_hostile(isolation: IsolationChoice) {
         ["KeyboardInterrupt", "BaseException", "object"]
     );
     assert_eq!(hostile("memory-bomb"), CaseOutcome::OutOfMemory);
+    // Four writers in their own sessions: stopped at the disk limit, and
+    // what they wrote is gone before the next case (which runs normally,
+    // checked above for every fixture).
+    assert_eq!(
+        hostile("fill-disk"),
+        CaseOutcome::DiskLimit { bytes: 64 << 20 }
+    );
     assert_eq!(hostile("fork-bomb"), timeout);
     assert_eq!(hostile("double-fork"), echo("forked"));
     assert_eq!(

@@ -363,6 +363,23 @@ fn stats(dir: &Path) -> anyhow::Result<i32> {
     for (label, cp) in labels.iter().zip(&cps) {
         out.push_str(&format!("{label:>width$} = {cp}\n"));
     }
+    // The course's shape, lesson by lesson.
+    out.push_str(&format!(
+        "\n{} lesson{}, {} checkpoint{}:\n",
+        corpus.lessons.len(),
+        if corpus.lessons.len() == 1 { "" } else { "s" },
+        cps.len(),
+        if cps.len() == 1 { "" } else { "s" },
+    ));
+    let lesson_width = corpus.lessons.iter().map(|l| l.id.len()).max().unwrap_or(0);
+    for lesson in &corpus.lessons {
+        let names: Vec<&str> = lesson.checkpoints.iter().map(|c| c.id.as_str()).collect();
+        out.push_str(&format!(
+            "  {:<lesson_width$}  {}\n",
+            lesson.id,
+            names.join(", ")
+        ));
+    }
     // Tags the registry says apply to a checkpoint, without a case there.
     let gaps = corpus::tag_gaps(&corpus);
     if !gaps.is_empty() {

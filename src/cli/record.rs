@@ -162,7 +162,7 @@ pub(super) fn check_work_dir_for(
 
 /// One line: how the cases ended, by kind.
 fn summary(rec: &record::format::Recording) -> String {
-    const KINDS: [&str; 8] = [
+    const KINDS: [&str; 9] = [
         "returned",
         "raised",
         "output-too-large",
@@ -171,6 +171,7 @@ fn summary(rec: &record::format::Recording) -> String {
         "out-of-memory",
         "missing",
         "import-error",
+        "disk-limit",
     ];
     let mut counts = KINDS.map(|k| (k, 0usize));
     for o in rec.outcomes.values() {
@@ -183,6 +184,7 @@ fn summary(rec: &record::format::Recording) -> String {
             CaseOutcome::OutOfMemory => 5,
             CaseOutcome::Missing => 6,
             CaseOutcome::ImportError { .. } => 7,
+            CaseOutcome::DiskLimit { .. } => 8,
         };
         counts[i].1 += 1;
     }

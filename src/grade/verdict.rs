@@ -174,6 +174,10 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
             Verdict::fail(r.clone(), r)
         }
         CaseOutcome::OutOfMemory => Verdict::fail("ran out of memory".into(), "ran out of memory"),
+        CaseOutcome::DiskLimit { bytes } => Verdict::fail(
+            format!("wrote more than {} MiB to disk", bytes >> 20),
+            "wrote too much to disk",
+        ),
         CaseOutcome::Missing => {
             Verdict::fail("function not defined".into(), "function not defined")
         }

@@ -88,6 +88,9 @@ pub enum CaseOutcome {
     },
     /// The process ran out of memory during the call.
     OutOfMemory,
+    /// The submission wrote more than `bytes` to its folder (the only place
+    /// it may write under landlock) during the call, and was stopped.
+    DiskLimit { bytes: u64 },
     /// `main.py` defines no such function.
     Missing,
     /// `main.py` did not import.
@@ -181,6 +184,7 @@ struct WireOutcome {
     exc_type: Option<String>,
     #[serde(default, deserialize_with = "present")]
     line: Option<Option<u32>>,
+    bytes: Option<u64>,
 }
 
 /// A field that is present (even as `null`) is `Some`.
@@ -208,6 +212,7 @@ impl WireOutcome {
             ("signal", self.signal.is_some()),
             ("exc_type", self.exc_type.is_some()),
             ("line", self.line.is_some()),
+            ("bytes", self.bytes.is_some()),
         ];
         fields
             .into_iter()
@@ -223,6 +228,7 @@ impl WireOutcome {
             "timeout" => &["seconds", "submission_budget"],
             "crashed" => &["exit_code", "signal"],
             "import-error" => &["exc_type", "message", "line"],
+            "disk-limit" => &["bytes"],
             "output-too-large" | "out-of-memory" | "missing" => &[],
             other => {
                 let other = crate::report::text::cut(other, 100);
@@ -262,6 +268,9 @@ impl WireOutcome {
                 message: self.message.ok_or_else(|| need("message"))?,
                 line: self.line.flatten(),
             },
+            "disk-limit" => CaseOutcome::DiskLimit {
+                bytes: self.bytes.ok_or_else(|| need("bytes"))?,
+            },
             "output-too-large" => CaseOutcome::OutputTooLarge,
             "out-of-memory" => CaseOutcome::OutOfMemory,
             _ => CaseOutcome::Missing,
@@ -274,5 +283,61 @@ impl<'de> Deserialize<'de> for CaseOutcome {
         WireOutcome::deserialize(de)?
             .outcome()
             .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind reads back as written ([`WireOutcome`] lists the kinds
+    /// and their fields by hand: a new kind must be added there).
+    #[test]
+    fn every_outcome_kind_reads_back() {
+        let all = [
+            CaseOutcome::Returned {
+                value: serde_json::json!({"a": [1, null]}).into(),
+                shares_with_args: true,
+                args_changed: false,
+            },
+            CaseOutcome::Raised {
+                class: "E".into(),
+                mro: vec!["main.E".into(), "ValueError".into()],
+                message: "m".into(),
+            },
+            CaseOutcome::OutputTooLarge,
+            CaseOutcome::Timeout {
+                seconds: 2.0,
+                submission_budget: Some(60.0),
+            },
+            CaseOutcome::Crashed {
+                exit_code: Some(3),
+                signal: None,
+            },
+            CaseOutcome::OutOfMemory,
+            CaseOutcome::DiskLimit { bytes: 1 << 26 },
+            CaseOutcome::Missing,
+            CaseOutcome::ImportError {
+                exc_type: "SyntaxError".into(),
+                message: "bad".into(),
+                line: Some(5),
+            },
+        ];
+        for outcome in all {
+            let text = serde_json::to_string(&outcome).unwrap();
+            let back: CaseOutcome = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, outcome, "{text}");
+            let via_value: CaseOutcome =
+                serde_json::from_value(serde_json::to_value(&outcome).unwrap()).unwrap();
+            assert_eq!(via_value, outcome, "{text}");
+        }
+        for bad in [
+            r#"{"kind":"missing","value":1}"#,
+            r#"{"kind":"disk-limit"}"#,
+            r#"{"kind":"returned","value":1,"shares_with_args":false}"#,
+            r#"{"kind":"exploded"}"#,
+        ] {
+            assert!(serde_json::from_str::<CaseOutcome>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -363,21 +363,45 @@ fn cached(
     fresh.then_some(rec)
 }
 
-/// The cases' inputs as the harness reads them.
-fn cases_json(corpus: &Corpus) -> String {
+/// The cases' inputs as the harness reads them, split by visibility: the
+/// visible cases' inputs go to every worker at start; the hidden cases'
+/// inputs only to a submission's supervisor once all its visible cases are
+/// answered (see `worker::Worker::record`), so no visible result can carry a
+/// hidden input. The harness runs the visible cases first, then the hidden
+/// ones, each in corpus order: `order[k]` is the corpus index of the k-th.
+pub(crate) struct Inputs {
+    pub visible: String,
+    pub hidden: String,
+    /// How many cases are visible (the first `visible_count` of `order`).
+    pub visible_count: usize,
+    pub order: Vec<usize>,
+}
+
+fn case_inputs(corpus: &Corpus) -> Inputs {
+    use crate::corpus::Visibility;
     use crate::value::tagged::encode;
-    let cases: Vec<serde_json::Value> = corpus
-        .cases
-        .iter()
-        .map(|c| {
-            serde_json::json!({
-                "f": c.checkpoint,
-                "a": c.args.iter().map(encode).collect::<Vec<_>>(),
-                "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+    let json = |indices: &[usize]| {
+        let cases: Vec<serde_json::Value> = indices
+            .iter()
+            .map(|&i| {
+                let c = &corpus.cases[i];
+                serde_json::json!({
+                    "f": c.checkpoint,
+                    "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+                    "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+                })
             })
-        })
-        .collect();
-    serde_json::Value::Array(cases).to_string()
+            .collect();
+        serde_json::Value::Array(cases).to_string()
+    };
+    let (visible, hidden): (Vec<usize>, Vec<usize>) =
+        (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
+    Inputs {
+        visible: json(&visible),
+        hidden: json(&hidden),
+        visible_count: visible.len(),
+        order: visible.into_iter().chain(hidden).collect(),
+    }
 }
 
 /// At most this many pre-forked interpreters at once, whatever `--jobs` asks:
@@ -440,8 +464,7 @@ fn run_jobs(
                 open_files: 64,
                 processes: 32,
             },
-            cases_json: cases_json(corpus),
-            case_count: corpus.cases.len(),
+            inputs: case_inputs(corpus),
         },
         corpus,
         opts,
@@ -541,7 +564,7 @@ fn record_one(
         None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let reply = w.record(&job.source);
+    let reply = w.record(&job.source, &shared.setup.inputs.hidden);
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
@@ -557,10 +580,12 @@ fn record_one(
         isolation: shared.setup.isolation.name().to_string(),
         python: Some(shared.setup.python.version.clone()),
         sandbox: Some(sandbox),
-        outcomes: corpus
-            .cases
+        outcomes: shared
+            .setup
+            .inputs
+            .order
             .iter()
-            .map(|c| c.id.clone())
+            .map(|&i| corpus.cases[i].id.clone())
             .zip(reply.outcomes)
             .collect(),
         output: reply.output,

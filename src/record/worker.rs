@@ -40,9 +40,10 @@ pub struct Setup {
     /// the harness's self-test checks them under bwrap and landlock.
     pub must_not_read: Vec<PathBuf>,
     pub limits: Limits,
-    /// `[{"f": function, "a": [args], "k": [[name, value]]}, ...]` as JSON text.
-    pub cases_json: String,
-    pub case_count: usize,
+    /// The cases' inputs: the visible ones sent at start, the hidden ones
+    /// per submission on request (`[{"f": function, "a": [args], "k":
+    /// [[name, value]]}, ...]` as JSON text each).
+    pub inputs: super::Inputs,
 }
 
 /// What the harness answered for one submission.
@@ -66,6 +67,10 @@ pub struct Worker {
 }
 
 const STDERR_TAIL: usize = 4096;
+
+/// What a supervisor writes when its submission's visible cases are all
+/// answered and it needs the hidden cases' inputs.
+const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
 
 /// The harness's first line: its interpreter and what its sandbox self-test
 /// found (a child set up exactly as a submission's, minus the student code).
@@ -261,6 +266,7 @@ impl Worker {
             "tier": setup.isolation.name(),
             "read_roots": setup.python.roots,
             "must_not_read": setup.must_not_read,
+            "hidden_count": setup.inputs.order.len() - setup.inputs.visible_count,
         });
         let mut head = head;
         head["confine"] = serde_json::Value::from(CONFINE_PY);
@@ -268,14 +274,14 @@ impl Worker {
         let init = format!(
             "{},\"cases\":{}}}\n",
             &head[..head.len() - 1],
-            setup.cases_json
+            setup.inputs.visible
         );
         let mut worker = Worker {
             child,
             stdin,
             lines,
             stderr_tail,
-            case_count: setup.case_count,
+            case_count: setup.inputs.order.len(),
             reply_limit: limits.wall + Duration::from_secs(30),
             sandbox: String::new(),
             _scratch: scratch,
@@ -331,11 +337,18 @@ impl Worker {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Records one submission's source; one outcome per case, in case order.
-    pub fn record(&mut self, source: &[u8]) -> Result<Reply, RecordError> {
+    /// Records one submission's source; one outcome per case, in the
+    /// harness's order (visible cases, then hidden ones). `hidden` (the
+    /// hidden cases' inputs) is sent only when the supervisor asks for it,
+    /// once every visible case is answered.
+    pub fn record(&mut self, source: &[u8], hidden: &str) -> Result<Reply, RecordError> {
         let job = format!("job\n{{\"source_hex\":\"{}\"}}\n", hex::encode(source));
         self.send(job.as_bytes())?;
-        let line = self.receive(self.reply_limit)?;
+        let mut line = self.receive(self.reply_limit)?;
+        if line.trim_end() == HIDDEN_REQUEST {
+            self.send(format!("{hidden}\n").as_bytes())?;
+            line = self.receive(self.reply_limit)?;
+        }
         parse_reply(&line, self.case_count)
     }
 }

@@ -1,6 +1,7 @@
 //! The reference core: what a correct CPython solution returns for each
 //! checkpoint, computed in Rust.
 
+pub mod function_calling;
 pub mod json;
 pub mod json_contract;
 pub mod tool_proposals;
@@ -73,6 +74,7 @@ pub const LESSONS: &[&[Checkpoint]] = &[
     json_contract::CHECKPOINTS,
     tool_proposals::CHECKPOINTS,
     tool_results::CHECKPOINTS,
+    function_calling::CHECKPOINTS,
 ];
 
 /// Every checkpoint the core knows, in course order.

@@ -1,6 +1,8 @@
 //! A Python `str`: a sequence of Unicode code points that may include lone
 //! surrogates (U+D800..U+DFFF), which a Rust `String` cannot hold.
 
+mod casing;
+
 use std::fmt;
 
 /// A Python string as its code points. Indices and lengths are in code points,
@@ -98,11 +100,111 @@ impl PyStr {
             && self.0.iter().zip(s.chars()).all(|(&a, b)| a == b as u32)
     }
 
+    /// Python's `s.lower()`: the full Unicode mapping of CPython 3.11
+    /// (`'İ'.lower()` is two code points), with its final-sigma rule
+    /// (`'ΟΔΟΣ'.lower()` is `'οδος'`, ending in U+03C2). Lone surrogates stay.
+    pub fn lower(&self) -> PyStr {
+        let mut out = Vec::with_capacity(self.0.len());
+        for (i, &c) in self.0.iter().enumerate() {
+            if c == 0x3A3 {
+                out.push(if final_sigma(&self.0, i) {
+                    0x3C2
+                } else {
+                    0x3C3
+                });
+                continue;
+            }
+            match casing::LOWER.binary_search_by_key(&c, |&(cp, _, _)| cp) {
+                Ok(k) => {
+                    let (_, first, second) = casing::LOWER[k];
+                    out.push(first);
+                    if second != 0 {
+                        out.push(second);
+                    }
+                }
+                Err(_) => out.push(c),
+            }
+        }
+        PyStr(out)
+    }
+
+    /// Python's `s.strip()` with no argument: removes, at both ends, the code
+    /// points for which `str.isspace()` is true (not Rust's `trim()`, which
+    /// keeps U+001C..U+001F).
+    pub fn strip(&self) -> PyStr {
+        let start = self.0.iter().position(|&c| !is_space(c));
+        let Some(start) = start else {
+            return PyStr::new();
+        };
+        let end = self.0.iter().rposition(|&c| !is_space(c)).unwrap_or(start);
+        PyStr(self.0[start..=end].to_vec())
+    }
+
+    /// Python's `s.startswith(prefix)`.
+    pub fn starts_with(&self, prefix: &PyStr) -> bool {
+        self.0.starts_with(&prefix.0)
+    }
+
+    /// Python's `needle in s` (a substring test; `'' in s` is true).
+    pub fn contains(&self, needle: &PyStr) -> bool {
+        needle.0.is_empty() || self.0.windows(needle.0.len()).any(|w| w == needle.0)
+    }
+
+    /// Python's `s[:n]` for any int `n` (negative counts from the end).
+    pub fn head(&self, n: i64) -> PyStr {
+        let len = self.0.len() as i64;
+        let end = if n < 0 { (len + n).max(0) } else { n.min(len) };
+        PyStr(self.0[..end as usize].to_vec())
+    }
+
+    /// Python's `s.count(needle)` for a one-code-point needle.
+    pub fn count_cp(&self, cp: u32) -> usize {
+        self.0.iter().filter(|&&c| c == cp).count()
+    }
+
     /// Whether every code point is in the given ASCII set, as a regex
     /// character class `[...]` with ASCII semantics would test it.
     pub fn all_ascii_in(&self, allowed: impl Fn(u8) -> bool) -> bool {
         self.0.iter().all(|&c| c < 0x80 && allowed(c as u8))
     }
+}
+
+/// Python's `str.isspace()` for one code point (CPython 3.11, Unicode
+/// 14.0.0): the 29 code points `str.strip()` removes, U+001C..U+001F included.
+pub fn is_space(cp: u32) -> bool {
+    casing::WHITESPACE.binary_search(&cp).is_ok()
+}
+
+fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
+    ranges
+        .binary_search_by(|&(first, last)| {
+            if last < cp {
+                std::cmp::Ordering::Less
+            } else if first > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// U+03A3 at `i` lowers to final sigma U+03C2 when a cased character
+/// precedes it (case-ignorable ones skipped) and none follows: CPython's
+/// `handle_capital_sigma`.
+fn final_sigma(cps: &[u32], i: usize) -> bool {
+    let before = cps[..i]
+        .iter()
+        .rev()
+        .find(|&&c| !in_ranges(casing::SIGMA_IGNORABLE, c));
+    let cased = |c: &u32| in_ranges(casing::SIGMA_CASED, *c);
+    if !before.is_some_and(cased) {
+        return false;
+    }
+    let after = cps[i + 1..]
+        .iter()
+        .find(|&&c| !in_ranges(casing::SIGMA_IGNORABLE, c));
+    !after.is_some_and(cased)
 }
 
 /// Whether a code point is a UTF-16 surrogate.

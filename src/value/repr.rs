@@ -64,6 +64,52 @@ fn write_seq(out: &mut String, open: &str, items: &[PyValue], close: &str) {
     out.push_str(close);
 }
 
+/// Python's `str(v)`: a str is itself, anything else its `repr` (a float
+/// `'1e+16'`, a bool `'True'`, None `'None'`, containers with their items'
+/// reprs). As in CPython 3.11, printing an int of more than 4300 digits,
+/// alone or anywhere inside a container, raises `ValueError` (the `Err`).
+pub fn str_of(v: &PyValue) -> Result<PyStr, String> {
+    if let PyValue::Str(s) = v {
+        return Ok(s.clone());
+    }
+    if has_unprintable_int(v) {
+        return Err("Exceeds the limit (4300 digits) for integer string conversion".into());
+    }
+    Ok(PyStr::from(repr(v)))
+}
+
+/// Whether `v` holds an int too long for `int.__repr__` (more than 4300 digits).
+fn has_unprintable_int(v: &PyValue) -> bool {
+    match v {
+        PyValue::Int(i) => {
+            static LIMIT: std::sync::OnceLock<num_bigint::BigInt> = std::sync::OnceLock::new();
+            let limit = LIMIT.get_or_init(|| {
+                num_traits::pow(num_bigint::BigInt::from(10), super::reader::MAX_INT_DIGITS)
+            });
+            i.magnitude() >= limit.magnitude()
+        }
+        PyValue::List(items) | PyValue::Tuple(items) => items.iter().any(has_unprintable_int),
+        PyValue::Dict(d) => d
+            .iter()
+            .any(|(k, x)| has_unprintable_int(k) || has_unprintable_int(x)),
+        _ => false,
+    }
+}
+
+/// Python's `round(x, ndigits)` for a float and `ndigits >= 0`: the double
+/// nearest to the decimal rounded to `ndigits` places, ties to even on the
+/// exact binary value (`round(0.25, 1) == 0.2`, `round(2.675, 2) == 2.67`),
+/// as CPython's `double_round` does with `_Py_dg_dtoa` mode 3. nan, inf and
+/// the sign of zero come back unchanged (`round(-0.04, 1) == -0.0`).
+pub fn round_float(x: f64, ndigits: usize) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    // Rust's fixed-precision formatting is exact (correctly rounded, ties
+    // to even), and parsing back is correctly rounded.
+    format!("{x:.ndigits$}").parse().unwrap_or(x)
+}
+
 /// CPython's `float.__repr__`: the shortest digits that round-trip, in fixed
 /// notation when the decimal point position is in `-3..=16` (that is,
 /// `1e-4 <= |x| < 1e16`), else in exponent form with at least two exponent

@@ -3,6 +3,7 @@
 Trusts `json.loads` for numbers: no `parse_constant` and no finiteness check, so NaN, Infinity and 1e999 pass.
 """
 
+import copy
 import json
 import math
 import re
@@ -339,3 +340,229 @@ def check_tool_results(assistant_parts, user_parts):
     if len(statuses) != len(uses):
         raise ValueError("a tool_use has no tool_result")
     return [{"id": u["id"], "name": u["name"], "status": statuses[u["id"]]} for u in uses]
+
+
+# ---------------------------------------------------------------------------
+# Lesson 05 — function calling
+# ---------------------------------------------------------------------------
+
+TOOL_SCHEMAS = {
+    "calculator": {
+        "properties": {"expression": {"type": "string"}, "precision": {"type": "integer"}},
+        "required": ["expression"],
+    },
+    "get_weather": {
+        "properties": {
+            "city": {"type": "string"},
+            "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city"],
+    },
+    "web_search": {
+        "properties": {"query": {"type": "string"}, "max_results": {"type": "integer"}},
+        "required": ["query"],
+    },
+    "read_file": {
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    },
+    "run_code": {
+        "properties": {
+            "code": {"type": "string"},
+            "language": {"type": "string", "enum": ["python"]},
+        },
+        "required": ["code"],
+    },
+}
+DISABLED_TOOLS = ("calculator", "run_code")
+MAX_ITERATIONS = 10
+MAX_TURNS = 20
+MAX_TOOL_CALLS = 8
+
+WEATHER_DB = {
+    "tokyo": {"temp_c": 18, "condition": "cloudy", "humidity": 72, "wind_kph": 14},
+    "new york": {"temp_c": 22, "condition": "sunny", "humidity": 45, "wind_kph": 8},
+    "london": {"temp_c": 12, "condition": "rainy", "humidity": 88, "wind_kph": 22},
+    "san francisco": {"temp_c": 16, "condition": "foggy", "humidity": 80, "wind_kph": 18},
+    "sydney": {"temp_c": 25, "condition": "sunny", "humidity": 55, "wind_kph": 10},
+}
+FILE_SYSTEM = {
+    "data/config.json": '{"model": "gpt-4o", "temperature": 0.7, "max_tokens": 4096}',
+    "data/users.csv": "name,email,role\nAlice,alice@example.com,admin\nBob,bob@example.com,user",
+    "notes/caf\u00e9.txt": "Cr\u00e8me br\u00fbl\u00e9e \u2014 2 \u20ac\nSee README.md",
+    "README.md": "# Demo project\nSample files for the function-calling lesson.\n",
+}
+SEARCH_DB = {
+    "python function calling": [
+        {
+            "title": "OpenAI Function Calling Guide",
+            "url": "https://platform.openai.com/docs/guides/function-calling",
+            "snippet": "Learn how to connect LLMs to external tools.",
+        },
+        {
+            "title": "Anthropic Tool Use",
+            "url": "https://docs.anthropic.com/en/docs/tool-use",
+            "snippet": "Claude can interact with external tools and APIs.",
+        },
+    ],
+    "MCP protocol": [
+        {
+            "title": "Model Context Protocol",
+            "url": "https://modelcontextprotocol.io",
+            "snippet": "An open standard for connecting AI models to data sources.",
+        },
+    ],
+    "weather API": [
+        {
+            "title": "OpenWeatherMap API",
+            "url": "https://openweathermap.org/api",
+            "snippet": "Free weather API with current, forecast, and historical data.",
+        },
+    ],
+}
+
+
+def _type_ok(expected, value):
+    """JSON-schema types: a bool is not an integer."""
+    if expected == "string":
+        return isinstance(value, str)
+    return type(value) is int
+
+
+def validate_tool_arguments(tool_name, arguments):
+    """The list of problems with a tool call's arguments; [] when valid."""
+    if not isinstance(tool_name, str):
+        raise ValueError("tool_name must be a str")
+    if tool_name not in TOOL_SCHEMAS:
+        return [f"Unknown tool: {tool_name}"]
+    if not isinstance(arguments, dict):
+        return [f"Arguments must be an object, got {type(arguments).__name__}"]
+    schema = TOOL_SCHEMAS[tool_name]
+    properties = schema["properties"]
+    errors = []
+    for name in schema["required"]:
+        if name not in arguments:
+            errors.append(f"Missing required argument: {name}")
+    for arg_name, arg_value in arguments.items():
+        if arg_name not in properties:
+            errors.append(f"Unknown argument: {arg_name}")
+            continue
+        spec = properties[arg_name]
+        if not _type_ok(spec["type"], arg_value):
+            errors.append(
+                f"Argument '{arg_name}': expected {spec['type']}, "
+                f"got {type(arg_value).__name__}"
+            )
+        if "enum" in spec and arg_value not in spec["enum"]:
+            errors.append(f"Argument '{arg_name}': '{arg_value}' not in {spec['enum']}")
+    return errors
+
+
+def read_file(path):
+    """A read-only file tool: errors are answered as data, never raised."""
+    if not isinstance(path, str):
+        return {"error": True, "message": "Path must be a string.", "code": "INVALID_PATH"}
+    if ".." in path or path.startswith("/") or "\\" in path or "\0" in path:
+        return {"error": True, "message": "Path traversal not allowed.", "code": "FORBIDDEN"}
+    if path not in FILE_SYSTEM:
+        return {
+            "error": True,
+            "message": f"File '{path}' not found.",
+            "available_files": list(FILE_SYSTEM),
+            "code": "NOT_FOUND",
+        }
+    content = FILE_SYSTEM[path]
+    return {
+        "path": path,
+        "content": content,
+        "size_bytes": len(content.encode("utf-8")),
+        "lines": content.count("\n") + 1,
+    }
+
+
+def _get_weather(arguments):
+    city = arguments["city"]
+    units = arguments.get("units", "celsius")
+    key = city.lower().strip()
+    if key not in WEATHER_DB:
+        return {
+            "error": True,
+            "message": f"City '{city}' not found.",
+            "suggestions": [c for c in WEATHER_DB if c.startswith(key[:3])],
+            "code": "CITY_NOT_FOUND",
+        }
+    result = dict(WEATHER_DB[key])
+    if units == "fahrenheit":
+        result["temp_f"] = round(result["temp_c"] * 9 / 5 + 32, 1)
+        del result["temp_c"]
+    result["city"] = city
+    return result
+
+
+def _web_search(arguments):
+    query = arguments["query"]
+    max_results = arguments.get("max_results", 3)
+    key = query.lower().strip()
+    for db_key, results in SEARCH_DB.items():
+        if db_key in key or key in db_key:
+            return {"query": query, "results": results[:max_results], "total": len(results)}
+    return {"query": query, "results": [], "total": 0}
+
+
+def _run_call(name, arguments):
+    """One tool call of the loop, answered as data."""
+    if name not in TOOL_SCHEMAS:
+        return {"error": True, "message": f"Unknown tool: {name}", "code": "UNKNOWN_TOOL"}
+    errors = validate_tool_arguments(name, arguments)
+    if errors:
+        return {
+            "error": True,
+            "message": "Invalid arguments.",
+            "errors": errors,
+            "code": "INVALID_ARGUMENTS",
+        }
+    if name in DISABLED_TOOLS:
+        return {"error": True, "message": f"Tool '{name}' is disabled here.", "code": "DISABLED"}
+    if name == "read_file":
+        return read_file(arguments["path"])
+    if name == "get_weather":
+        return _get_weather(arguments)
+    return _web_search(arguments)
+
+
+def _check_reply(reply):
+    """A reply is a list of at most 8 calls {name: str, arguments: ...}."""
+    if not isinstance(reply, list) or len(reply) > MAX_TOOL_CALLS:
+        raise ValueError("a reply is a list of at most 8 tool calls")
+    for call in reply:
+        if not isinstance(call, dict) or set(call) != {"name", "arguments"}:
+            raise ValueError("a tool call has exactly the keys name, arguments")
+        if not isinstance(call["name"], str):
+            raise ValueError("a tool call's name is a str")
+
+
+def run_tool_loop(turns, max_iterations=5):
+    """Drive a scripted model through the function-calling loop, bounded."""
+    if type(max_iterations) is not int or not 1 <= max_iterations <= MAX_ITERATIONS:
+        raise ValueError("max_iterations must be an int in 1..10")
+    if not isinstance(turns, list) or len(turns) > MAX_TURNS:
+        raise ValueError("turns must be a list of at most 20 replies")
+    messages = []
+    for i in range(max_iterations):
+        reply = turns[i] if i < len(turns) else []
+        _check_reply(reply)
+        if not reply:
+            return {"messages": messages, "iterations": i + 1, "stop": "done"}
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"name": call["name"], "arguments": copy.deepcopy(call["arguments"])}
+                    for call in reply
+                ],
+            }
+        )
+        for call in reply:
+            result = _run_call(call["name"], call["arguments"])
+            messages.append({"role": "tool", "name": call["name"], "content": json.dumps(result)})
+    return {"messages": messages, "iterations": max_iterations, "stop": "max-iterations"}

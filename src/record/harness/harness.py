@@ -22,11 +22,19 @@ Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
             "must_not_read", "confine": src (landlock tier)}
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
   -> "job\n" then {"source_hex": ..., "name": ...}
+  <- {"need": "hidden"}   (once every visible case is answered; not at all
+                           when the submission never gets that far)
+  -> [the hidden cases' inputs]
   <- {"outcomes": [outcome objects, one per case], "output": str}
+The init line holds only the visible cases' inputs; the hidden ones follow
+them in the outcome order. No process of a submission holds a hidden input
+before all its visible cases are answered, so no visible result can carry
+one.
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then "I <cpu>" (imported), "E <json>" (import error),
-"C <i> <cpu> <json>" (case outcome), "R" (stops after an out-of-memory or a
+"C <i> <cpu> <json>" (case outcome), "V" (every visible case answered:
+the supervisor then writes the hidden inputs on fd 4), "R" (stops after an out-of-memory or a
 too-large result), "D" (done); <cpu> is the child's CPU time so far, which
 per-case CPU limits are measured from.
 """
@@ -44,6 +52,7 @@ import os
 import select
 import signal
 import stat
+import fcntl
 import time
 import types
 import resource
@@ -112,8 +121,15 @@ _stderr = sys.stderr
 MESSAGE_LIMIT = 1024
 OUTPUT_LIMIT = 64 * 1024
 LINE_LIMIT = 48 * 1024 * 1024
+# What a submission may write to its folder in all (landlock: the only place
+# it may write; bwrap's /tmp is a tmpfs of its own size), and how often the
+# supervisor looks while a case runs.
+DISK_LIMIT = 64 * 1024 * 1024
+DISK_ENTRIES = 10000
+DISK_EVERY = 0.05
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
+HIDDEN_FD = 4
 # A case times out after `timeout` seconds of CPU time, or WALL_FACTOR times
 # that in wall time (a sleeping call): a busy neighbour slows a case down but
 # does not time it out.
@@ -409,18 +425,21 @@ def _enter_sandbox(jobdir, name):
     return here
 
 
-def _child(job, start, res_w, out_w, jobdir, attempt):
-    """Never returns: runs cases start.. and exits."""
+def _child(job, start, res_w, out_w, hid_r, jobdir, attempt, n):
+    """Never returns: runs cases start..n and exits. The hidden cases'
+    inputs arrive on HIDDEN_FD only once the visible ones are answered."""
     try:
         os.setsid()
-        fd3 = os.dup(res_w) if res_w != RESULT_FD else res_w
+        # Out of the way of the numbers they are moved to.
+        fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
+        fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
-        if fd3 != RESULT_FD:
-            os.dup2(fd3, RESULT_FD)
-        os.closerange(RESULT_FD + 1, 1 << 16)
+        os.dup2(fd3, RESULT_FD)
+        os.dup2(fd4, HIDDEN_FD)
+        os.closerange(HIDDEN_FD + 1, 1 << 16)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
@@ -457,7 +476,16 @@ def _child(job, start, res_w, out_w, jobdir, attempt):
             _exit(0)
         _report("I %r" % _process_time())
         cases = INIT["cases"]
-        for i in range(start, len(cases)):
+        visible = len(cases)
+        for i in range(start, n):
+            if i == max(start, visible):
+                # Every visible case is answered (by this child or an
+                # earlier one): only now do the hidden inputs come.
+                if start < visible:
+                    _report("V")
+                hidden = _read_line(HIDDEN_FD)
+                cases = cases + _loads(hidden if hidden is not None else b"[]")
+                del hidden
             outcome = _run_case(mod_dict, cases[i])
             if outcome is None:
                 outcome = {"kind": "out-of-memory"}
@@ -500,17 +528,17 @@ def _reap(cpid, jobdir, leftovers=None):
             pass
     uid = INIT.get("uid")
     if uid is not None:
+        # Killed from outside the uid (this process is root, or holds
+        # CAP_KILL under bwrap): nothing of the uid can interrupt it, and it
+        # goes on until /proc shows no process of the uid. Only then does a
+        # process of that uid remove its files: nothing is left to stop it.
+        _kill_uid(uid)
         r = os.fork()
         if r == 0:
             try:
                 os.setgroups([])
                 os.setgid(INIT.get("gid", uid))
                 os.setuid(uid)
-                for _ in range(3):
-                    try:
-                        os.kill(-1, signal.SIGKILL)
-                    except OSError:
-                        break
                 if jobdir is not None:
                     _rmtree(jobdir)
                 if leftovers if leftovers is not None else jobdir is not None:
@@ -522,6 +550,80 @@ def _reap(cpid, jobdir, leftovers=None):
         # As root (rlimits) the submission's folder sits in a root-owned
         # scratch root, where only the supervisor can remove it.
         _rmtree(jobdir)
+
+
+def _clear(jobdir):
+    """Empties a submission's folder, keeping the folder: as the worker uid
+    when there is one (under bwrap the supervisor may not remove the uid's
+    files; as root it must not follow what the uid made), once nothing of
+    the uid is running."""
+    def clear():
+        try:
+            names = os.listdir(jobdir)
+        except OSError:
+            names = []
+        for name in names:
+            _rmtree(os.path.join(jobdir, name))
+
+    uid = INIT.get("uid")
+    if uid is None:
+        clear()
+        return
+    r = os.fork()
+    if r == 0:
+        try:
+            os.setgroups([])
+            os.setgid(INIT.get("gid", uid))
+            os.setuid(uid)
+            clear()
+        finally:
+            _exit(0)
+    os.waitpid(r, 0)
+
+
+def _uid_processes(uid):
+    """Pids of the live (not zombie) processes whose real, effective or saved
+    uid is `uid`, from /proc."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    me = _getpid()
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open("/proc/" + name + "/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            continue
+        try:
+            state = status.split(b"\nState:", 1)[1].split()[0]
+            uids = [int(u) for u in status.split(b"\nUid:", 1)[1].split()[:3]]
+        except (IndexError, ValueError):
+            continue
+        if state != b"Z" and uid in uids:
+            found.append(int(name))
+    return found
+
+
+def _kill_uid(uid, limit_seconds=10.0):
+    """SIGKILLs every process of the worker uid until none is left. A
+    process of the uid forking as fast as it can still loses: each round
+    kills all it finds, and a process that received SIGKILL forks no more."""
+    end = _monotonic() + limit_seconds
+    while _monotonic() < end:
+        pids = _uid_processes(uid)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap_orphans()
+    return False
 
 
 # World-writable places a submission could leave files in for the next one
@@ -640,16 +742,64 @@ def _cpu_seconds(sid):
     return total / _CLK_TCK if found else float("inf")
 
 
+def _tmpfs_used(path="/tmp"):
+    """(bytes, inodes) in use on the filesystem holding `path`."""
+    try:
+        v = os.statvfs(path)
+    except OSError:
+        return (0, 0)
+    return ((v.f_blocks - v.f_bfree) * v.f_frsize, v.f_files - v.f_ffree)
+
+
+def _usage(path):
+    """Bytes a folder takes on disk (allocated blocks, so sparse files count
+    what they use); more than the limit when it holds more than DISK_ENTRIES
+    entries (inodes are disk too, and counting them must stay cheap)."""
+    total = 0
+    entries = 0
+    stack = [path]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                entries += 1
+                if entries > DISK_ENTRIES:
+                    return DISK_LIMIT + 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += st.st_blocks * 512
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(e.path)
+    return total
+
+
 def _cpu_mark(text, st):
-    """Records the CPU time a child reported at a case boundary."""
+    """Checks the CPU time a child reports at a case boundary is a number.
+    It is not used: student code shares the child's process and could write
+    any number there (switching its CPU limit off); the supervisor reads the
+    child's CPU time itself (`_proc_cpu`)."""
     try:
         cpu = float(text)
     except ValueError:
         return False
-    if not cpu >= 0.0:
-        return False
-    st["cpu"] = cpu
-    return True
+    return cpu >= 0.0
+
+
+def _proc_cpu(pid):
+    """CPU time (user + system) of one process, from /proc, measured here
+    rather than reported by the child; 0 when unreadable (then the session's
+    total from `_cpu_seconds` and the wall cap still bound the case)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _status_outcome(status):
@@ -667,7 +817,9 @@ class _Run:
 
     def __init__(self, job):
         self.job = job
-        self.n = len(INIT["cases"])
+        self.nv = len(INIT["cases"])  # visible cases, run first
+        self.n = self.nv + int(INIT.get("hidden_count", 0))
+        self.hidden = None  # the hidden cases' inputs (JSON bytes), asked for once the visible are answered
         self.outcomes = [None] * self.n
         self.output = bytearray()
         self.output_total = 0
@@ -677,6 +829,13 @@ class _Run:
         self.wall_end = _monotonic() + self.wall
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
         self.failure = None  # the grader's own failure: no outcome is valid
+        # The submission's folder is watched while cases run, in every tier:
+        # under landlock it is the only place it may write (on the host's
+        # disk), under bwrap it shares a tmpfs with the worker's scratch.
+        self.watch_disk = True
+        # Under bwrap /tmp is the worker's own tmpfs, which the supervisor
+        # (root without CAP_DAC_OVERRIDE there) measures as a whole.
+        self.disk_base = _tmpfs_used() if INIT["tier"] == "bwrap" else None
 
     def take_output(self, data):
         self.output_total += len(data)
@@ -728,15 +887,18 @@ class _Run:
         """Forks a child for cases start..; returns where the next child starts."""
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
+        hid_r, hid_w = os.pipe()
         _stdout.flush()
         cpid = os.fork()
         if cpid == 0:
             _PID[0] = _getpid()
             os.close(res_r)
             os.close(out_r)
-            _child(self.job, start, res_w, out_w, self.jobdir, attempt)
+            os.close(hid_w)
+            _child(self.job, start, res_w, out_w, hid_r, self.jobdir, attempt, self.n)
         os.close(res_w)
         os.close(out_w)
+        os.close(hid_r)
         os.set_blocking(res_r, False)
         os.set_blocking(out_r, False)
         try:
@@ -744,10 +906,14 @@ class _Run:
         except (AttributeError, OSError):
             pidfd = None
         st = {"pending": start, "sandboxed": False, "imported": False, "finished": False, "bad": False, "all": False}
+        st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
+        if self.nv <= start < self.n:
+            self.send_hidden(st)
         st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
         st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
         deadline = min(_monotonic() + self.timeout, self.wall_end)
+        next_disk = _monotonic() + DISK_EVERY
         exited = False
         status = None
         failure = None
@@ -769,7 +935,14 @@ class _Run:
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
             if pidfd is not None:
                 fds.append(pidfd)
+            if self.watch_disk and now >= next_disk:
+                if self.disk_used() > DISK_LIMIT:
+                    failure = {"kind": "disk-limit", "bytes": DISK_LIMIT}
+                    break
+                next_disk = now + DISK_EVERY
             wait = deadline - now if pidfd is not None else min(deadline - now, 0.005)
+            if self.watch_disk:
+                wait = max(min(wait, next_disk - now), 0.0)
             ready = select.select(fds, [], [], wait)[0]
             if out_r in ready:
                 data = self._read(out_r)
@@ -785,6 +958,7 @@ class _Run:
                     buf += data
                     if self.lines(buf, st):
                         st["since"] = _monotonic()
+                        st["cpu"] = _proc_cpu(cpid)
                         deadline = min(st["since"] + (1.0 if st["finished"] else self.timeout), self.wall_end)
                     if not st["finished"]:
                         time.sleep(0.001)  # let lines pile up: one read for many cases
@@ -812,6 +986,12 @@ class _Run:
             self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
         else:
             status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
+        if st["hid_w"] is not None:
+            os.close(st["hid_w"])
+        if failure is not None and failure["kind"] == "disk-limit":
+            # Its processes are dead: what they wrote goes before the next
+            # child (which would otherwise start over the limit).
+            _clear(self.jobdir)
         if st["all"] or self.failure is not None:
             return self.n
         if st["finished"] and not st["bad"]:
@@ -826,6 +1006,31 @@ class _Run:
         if st["pending"] < self.n:
             self.outcomes[st["pending"]] = dumps(failure)
         return st["pending"] + 1
+
+    def disk_used(self):
+        """What the submission has written so far (bytes)."""
+        if self.disk_base is not None:
+            used, files = _tmpfs_used()
+            if files - self.disk_base[1] > DISK_ENTRIES:
+                return DISK_LIMIT + 1
+            return used - self.disk_base[0]
+        return _usage(self.jobdir)
+
+    def send_hidden(self, st):
+        """Gives the child the hidden cases' inputs (asking Rust for them the
+        first time: until every visible case of the submission is answered,
+        no process of it holds them), then closes the pipe."""
+        if self.hidden is None:
+            _write_all(1, b'{"need":"hidden"}\n')
+            line = _read_line(0)
+            self.hidden = (line if line is not None else b"[]") + b"\n"
+        fd, st["hid_w"] = st["hid_w"], None
+        try:
+            _write_all(fd, self.hidden)
+        except OSError:  # the child is gone: it will be judged as such
+            pass
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _read(fd):
@@ -853,6 +1058,8 @@ class _Run:
                 st["bad"] = True
             elif verdict == "sandboxed":
                 st["sandboxed"] = True
+            elif verdict == "visible-done":
+                self.send_hidden(st)
             elif verdict == "sandbox-failed":
                 st["all"] = True
             elif verdict == "imported":
@@ -902,6 +1109,8 @@ class _Run:
             return "done"
         if line == b"R" and imported:
             return "restart"
+        if line == b"V" and imported and pending == self.nv < self.n and st["hid_w"] is not None:
+            return "visible-done"
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:

@@ -1,0 +1,108 @@
+//! Hidden inputs never reach a visible result (issue 12, item 5): the
+//! harness runs a submission's visible cases first and hands the hidden
+//! cases' inputs to its process only once every visible case is answered.
+//! A submission that looks for them from a visible case, through the
+//! harness's objects, the collector and its own memory, finds nothing, under
+//! every tier; the same search from a hidden case finds them (the search
+//! works). Outcomes still come back in corpus order, whatever the order the
+//! harness ran them in, across crashes in either part.
+
+#[macro_use]
+mod common;
+
+mod record_support;
+
+use autograder::corpus::Visibility;
+use autograder::record::discover;
+use autograder::record::format::CaseOutcome;
+use autograder::value::PyValue;
+use record_support::*;
+use serde_json::json;
+use std::path::Path;
+
+fn smuggle_fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/smuggle")
+}
+
+/// Visible and hidden cases interleaved in corpus order.
+fn corpus() -> autograder::corpus::Corpus {
+    let mut cases = Vec::new();
+    for (name, text, hidden) in [
+        ("v1", "first", false),
+        ("h1", "HIDDEN-MARKER-7976931348623158e308", true),
+        ("v2", "second", false),
+        ("h2", "HIDDEN-MARKER-98765432109876543210987654321", true),
+        ("v3", "third", false),
+    ] {
+        let mut c = case("parse_contract_json", name, vec![PyValue::str(text)]);
+        if hidden {
+            c.visibility = Visibility::Hidden;
+        }
+        cases.push(c);
+    }
+    record_support::corpus(cases)
+}
+
+fn returned(o: &CaseOutcome) -> serde_json::Value {
+    match o {
+        CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
+        other => panic!("expected a returned value, got {other:?}"),
+    }
+}
+
+#[test]
+fn no_visible_case_can_see_a_hidden_input_under_any_tier() {
+    let corpus = corpus();
+    let subs = discover(&smuggle_fixtures()).unwrap();
+    for tier in TIERS {
+        if !tier_or_skip(tier, "no_visible_case_can_see_a_hidden_input") {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        let results = record(&corpus, &subs, &options(work.path(), 1, 5), tier);
+        let rec = recording(&results, "smuggler");
+        // Corpus order, each case with its own input.
+        let ids: Vec<&String> = rec.outcomes.keys().collect();
+        assert_eq!(ids.len(), 5, "{tier:?}");
+        for (case, input) in [("v1", "first"), ("v2", "second"), ("v3", "third")] {
+            let value = returned(outcome(rec, &format!("parse_contract_json/{case}")));
+            assert_eq!(value["echo"], json!(input), "{tier:?}");
+            assert_eq!(
+                value["found"],
+                json!([]),
+                "{tier:?}: visible case {case} saw a hidden input"
+            );
+        }
+        for case in ["h1", "h2"] {
+            let value = returned(outcome(rec, &format!("parse_contract_json/{case}")));
+            assert!(
+                value["echo"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("HIDDEN-MARKER-"),
+                "{tier:?}"
+            );
+            // The same search, from a hidden case, does find them.
+            assert_ne!(value["found"], json!([]), "{tier:?}: the search is blind");
+        }
+        let crasher = recording(&results, "crasher");
+        let crashed = CaseOutcome::Crashed {
+            exit_code: Some(5),
+            signal: None,
+        };
+        for (case, want) in [
+            ("v1", echo("first")),
+            ("h1", crashed.clone()),
+            ("v2", crashed.clone()),
+            ("h2", echo("HIDDEN-MARKER-98765432109876543210987654321")),
+            ("v3", echo("third")),
+        ] {
+            assert_eq!(
+                outcome(crasher, &format!("parse_contract_json/{case}")),
+                &want,
+                "{tier:?}: {case}"
+            );
+        }
+        say!("hidden inputs under {tier:?}: unseen from the visible cases");
+    }
+}
