@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod corpus;
 pub mod grade;
+pub mod integrity;
 pub mod record;
 pub mod reference;
 pub mod report;

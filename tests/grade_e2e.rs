@@ -65,8 +65,25 @@ fn submissions(root: &Path) {
     v["format"] = "autograder-recording/999".into();
     ship(root, "wrong-version", v.to_string().as_bytes());
     let mut big = perfect_recording("big");
-    big.output = "x".repeat(50 * 1024 * 1024);
+    big.output = "x".repeat(90 * 1024 * 1024);
     ship(root, "big", &serde_json::to_vec(&big).unwrap());
+    // Under the file's limit, over what one submission may record: 17
+    // values of 4 MB each (each under the 4 MiB a value may have).
+    let mut much = perfect_recording("much");
+    for i in 0..17 {
+        much.outcomes.insert(
+            format!("parse_contract_json/extra-{i}"),
+            CaseOutcome::Returned {
+                value: Value::from("y".repeat(4_000_000)).into(),
+                shares_with_args: false,
+                args_changed: false,
+            },
+        );
+    }
+    ship(root, "much", &serde_json::to_vec(&much).unwrap());
+    let mut named = perfect_recording("named");
+    named.harness = "h".repeat(100_000);
+    ship(root, "named", &serde_json::to_vec(&named).unwrap());
     let deep = format!(
         r#"{{"format":"{RECORDING_FORMAT}","submission":"deep","corpus_fingerprint":"f","harness":"h","isolation":"i","outcomes":{{"order_tool_results/empty":{{"kind":"returned","shares_with_args":false,"args_changed":false,"value":{}{}}}}}}}"#,
         "[".repeat(10_000),
@@ -84,6 +101,11 @@ fn submissions(root: &Path) {
 /// Each corrupt submission and what its error must say.
 const BROKEN: &[(&str, &str)] = &[
     ("big", "byte limit"),
+    ("much", "more than the 64 MiB one submission may record"),
+    (
+        "named",
+        "`harness` is 100000 characters long, more than 256",
+    ),
     ("deep", "nested deeper"),
     ("outcomes-not-a-map", "expected a map"),
     ("truncated", "not valid JSON"),
@@ -287,7 +309,7 @@ fn students_do_not_see_hidden_inputs_through_the_cli() {
     rec.outcomes.insert(
         "parse_contract_json/nan".into(),
         CaseOutcome::Returned {
-            value: serde_json::json!({"a": {"$float": "nan"}}),
+            value: serde_json::json!({"a": {"$float": "nan"}}).into(),
             shares_with_args: false,
             args_changed: false,
         },

@@ -58,7 +58,7 @@ fn check_leftovers(isolation: IsolationChoice) {
         recording(&results, "a-plant"),
         "parse_contract_json/hostile",
     ) {
-        CaseOutcome::Returned { value, .. } => value.clone(),
+        CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
         other => panic!("{other:?}"),
     };
     let planted: Vec<&str> = planted
@@ -100,7 +100,7 @@ fn check_leftovers(isolation: IsolationChoice) {
             "parse_contract_json/hostile"
         ),
         &CaseOutcome::Returned {
-            value: json!([]),
+            value: json!([]).into(),
             shares_with_args: false,
             args_changed: false
         },
@@ -193,7 +193,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
                 "parse_contract_json/hostile"
             ),
             &CaseOutcome::Returned {
-                value: json!([]),
+                value: json!([]).into(),
                 shares_with_args: false,
                 args_changed: false
             }
@@ -251,7 +251,7 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
         IsolationChoice::Rlimits,
     );
     let seen = match outcome(recording(&results, "whoami"), "parse_contract_json/hostile") {
-        CaseOutcome::Returned { value, .. } => value.clone(),
+        CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
         other => panic!("{other:?}"),
     };
     if seen["uid"] != json!(uid) {

@@ -43,9 +43,9 @@ fn corpus() -> autograder::corpus::Corpus {
     record_support::corpus(cases)
 }
 
-fn returned(o: &CaseOutcome) -> &serde_json::Value {
+fn returned(o: &CaseOutcome) -> serde_json::Value {
     match o {
-        CaseOutcome::Returned { value, .. } => value,
+        CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
         other => panic!("expected a returned value, got {other:?}"),
     }
 }

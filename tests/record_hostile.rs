@@ -97,7 +97,7 @@ fn check_hostile(isolation: IsolationChoice) {
     assert_eq!(
         outcome(echo_rec, "validate_tool_call/echo"),
         &CaseOutcome::Returned {
-            value: json!({"id": "c1", "n": 2}),
+            value: json!({"id": "c1", "n": 2}).into(),
             shares_with_args: false,
             args_changed: false
         }
@@ -188,7 +188,7 @@ fn check_hostile(isolation: IsolationChoice) {
     assert_eq!(
         hostile("self-reference"),
         CaseOutcome::Returned {
-            value: json!([1, {"$opaque": {"type": "list", "repr": "<cycle>"}}]),
+            value: json!([1, {"$opaque": {"type": "list", "repr": "<cycle>"}}]).into(),
             shares_with_args: false,
             args_changed: false
         }
@@ -196,7 +196,10 @@ fn check_hostile(isolation: IsolationChoice) {
     assert_eq!(hostile("huge-list"), CaseOutcome::OutputTooLarge);
     match hostile("eq-always-true") {
         CaseOutcome::Returned { value, .. } => {
-            assert_eq!(value["$opaque"]["type"], json!("Anything"))
+            assert_eq!(
+                value.to_json().unwrap()["$opaque"]["type"],
+                json!("Anything")
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -228,7 +231,7 @@ fn check_hostile(isolation: IsolationChoice) {
     assert_eq!(
         outcome(recording(&results, "aliasing"), "validate_tool_call/echo"),
         &CaseOutcome::Returned {
-            value: json!({"args": [1, 2]}),
+            value: json!({"args": [1, 2]}).into(),
             shares_with_args: true,
             args_changed: true
         }

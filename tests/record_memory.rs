@@ -45,7 +45,7 @@ fn a_submissions_processes_together_stay_within_the_workers_memory_cgroup() {
             } => {}
             // ... or some of its children: never all five at once.
             CaseOutcome::Returned { value, .. } => {
-                let held = value["held"].as_u64().unwrap();
+                let held = value.to_json().unwrap()["held"].as_u64().unwrap();
                 assert!(
                     held < 5,
                     "{tier:?}: all five held 600 MiB at once ({sandbox})"

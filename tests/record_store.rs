@@ -96,7 +96,7 @@ fn a_recording_is_reused_until_source_changes_and_no_cache_redoes_it() {
     let rec = recording(&changed, "s");
     assert_eq!(rec.output, "");
     assert!(
-        matches!(outcome(rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value == &serde_json::json!(["b"]))
+        matches!(outcome(rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value.to_json().unwrap() == serde_json::json!(["b"]))
     );
 }
 
@@ -177,7 +177,7 @@ fn read_recording_refuses_bad_files_with_a_reason() {
     check("garbage.json", "not json", "not valid JSON");
     let big = dir.path().join("big.json");
     let f = fs::File::create(&big).unwrap();
-    f.set_len(33 * 1024 * 1024).unwrap();
+    f.set_len(81 * 1024 * 1024).unwrap();
     assert!(read_recording(&big)
         .unwrap_err()
         .to_string()
@@ -216,7 +216,7 @@ fn the_model_solution_records_values_and_value_errors() {
     assert_eq!(
         outcome(rec, "parse_contract_json/object"),
         &CaseOutcome::Returned {
-            value: serde_json::json!({"a": [1, 2.5, null]}),
+            value: serde_json::json!({"a": [1, 2.5, null]}).into(),
             shares_with_args: false,
             args_changed: false
         }

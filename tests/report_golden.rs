@@ -119,13 +119,19 @@ fn csv_golden() {
             "validate_tool_call",
             "order_tool_results",
             "total",
-            "max"
+            "max",
+            "integrity"
         ]
     );
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), run.submissions.len());
     let model = rows.iter().find(|r| &r[0] == "model").unwrap();
-    assert_eq!((&model[5], &model[6]), ("4", "4"));
+    assert_eq!((&model[5], &model[6], &model[7]), ("4", "4", "0"));
+    // A student's gradebook has no integrity column.
+    let student = report::csv::render(&run.for_audience(Audience::Student)).unwrap();
+    assert!(student.starts_with(
+        "id,status,parse_contract_json,validate_tool_call,order_tool_results,total,max\n"
+    ));
 }
 
 #[test]

@@ -122,7 +122,7 @@ fn hostile_run() -> GradeRun {
             }
         } else {
             CaseOutcome::Returned {
-                value: serde_json::json!({"k": "<script>alert(2)</script>"}),
+                value: serde_json::json!({"k": "<script>alert(2)</script>"}).into(),
                 shares_with_args: false,
                 args_changed: false,
             }

@@ -65,7 +65,7 @@ fn probe(tier: IsolationChoice) -> (Vec<String>, Vec<PathBuf>) {
     let rec = recording(&results, "probe");
     assert_eq!(rec.isolation, tier_name(tier));
     let worked = match outcome(rec, "parse_contract_json/probe") {
-        CaseOutcome::Returned { value, .. } => value.clone(),
+        CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
         other => panic!("{tier:?}: the probe did not return: {other:?}"),
     };
     let worked: Vec<String> = serde_json::from_value::<Vec<Value>>(worked)

@@ -16,6 +16,13 @@ pub const VALUE_CHARS: usize = 1000;
 const DIFF_INPUT_LINES: usize = 400;
 /// A diff keeps at most this many lines.
 const DIFF_LINES: usize = 120;
+/// Each diff line is cut to this many characters.
+pub const DIFF_LINE_CHARS: usize = 300;
+/// A whole diff is cut to this many characters.
+pub const DIFF_CHARS: usize = 6000;
+/// A reason and its brief are cut to this many characters (the values and
+/// messages they quote are cut shorter already).
+pub const REASON_CHARS: usize = 600;
 
 /// The expected outcome as one line: `raise ValueError` or the value's repr.
 pub fn expected_text(expected: &Outcome) -> String {
@@ -39,9 +46,11 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
         _ => None,
     };
     let call = call_text(case);
+    // Every piece of text a report shows of a failure is cut here, so no
+    // report of any format grows with what one submission returned.
     Failure {
-        reason: verdict.reason.clone().unwrap_or_default(),
-        brief: verdict.brief.clone().unwrap_or_default(),
+        reason: cut(verdict.reason.as_deref().unwrap_or_default(), REASON_CHARS),
+        brief: cut(verdict.brief.as_deref().unwrap_or_default(), REASON_CHARS),
         call: Some(call.call),
         bindings: call.bindings,
         source: Some(case.location()),
@@ -90,15 +99,11 @@ pub fn call_text(case: &Case) -> CallText {
         };
     }
     let written = case.call.trim();
-    let call = if written.chars().count() <= CALL_CHARS {
-        written.to_string()
-    } else {
-        format!(
-            "{} (cut: the whole call is at {})",
-            cut(written, CALL_CHARS),
-            case.location()
-        )
-    };
+    let call = crate::report::text::cut_noting(
+        written,
+        CALL_CHARS,
+        &format!("the whole call is at {}", case.location()),
+    );
     CallText {
         call,
         bindings: case
@@ -128,7 +133,8 @@ fn reruns(spelled: &str, case: &Case) -> bool {
 }
 
 /// A unified diff (`--- expected` / `+++ got`) of two multi-line texts,
-/// capped so a huge value cannot flood a report.
+/// capped so a huge value cannot flood a report: at most [`DIFF_LINES`]
+/// lines of at most [`DIFF_LINE_CHARS`], [`DIFF_CHARS`] in all.
 pub fn diff(expected: &str, got: &str) -> String {
     let a = first_lines(expected, DIFF_INPUT_LINES);
     let b = first_lines(got, DIFF_INPUT_LINES);
@@ -137,13 +143,16 @@ pub fn diff(expected: &str, got: &str) -> String {
         .context_radius(3)
         .header("expected", "got")
         .to_string();
-    let mut lines: Vec<&str> = text.lines().collect();
-    if lines.len() > DIFF_LINES {
-        let more = lines.len() - DIFF_LINES;
-        lines.truncate(DIFF_LINES);
-        return format!("{}\n… ({more} more lines)\n", lines.join("\n"));
+    let all: Vec<&str> = text.lines().collect();
+    let mut lines: Vec<String> = all
+        .iter()
+        .take(DIFF_LINES)
+        .map(|l| cut(l, DIFF_LINE_CHARS))
+        .collect();
+    if all.len() > DIFF_LINES {
+        lines.push(format!("… ({} more lines)", all.len() - DIFF_LINES));
     }
-    let mut out = lines.join("\n");
+    let mut out = cut(&lines.join("\n"), DIFF_CHARS);
     out.push('\n');
     out
 }
@@ -223,7 +232,7 @@ mod tests {
         let t = call_text(&c);
         assert!(
             t.call
-                .ends_with("… (cut: the whole call is at json-contract/x.toml:1)"),
+                .ends_with("… (123 more characters; the whole call is at json-contract/x.toml:1)"),
             "{}",
             t.call
         );
@@ -243,5 +252,17 @@ mod tests {
         let d = diff(&a, &b);
         assert!(d.lines().count() <= DIFF_LINES + 1, "{}", d.lines().count());
         assert!(d.ends_with("more lines)\n"));
+        // Long lines, and many of them, are cut too.
+        let a: String = (0..100)
+            .map(|i| format!("'{}{i}'\n", "a".repeat(5000)))
+            .collect();
+        let b: String = (0..100)
+            .map(|i| format!("'{}{i}'\n", "b".repeat(5000)))
+            .collect();
+        let d = diff(&a, &b);
+        assert!(d.chars().count() < DIFF_CHARS + 40, "{}", d.chars().count());
+        assert!(d.lines().all(|l| l.chars().count() < DIFF_LINE_CHARS + 40));
+        assert!(d.contains("… (4704 more characters)"), "{d}");
+        assert!(d.trim_end().ends_with("more characters)"), "{d}");
     }
 }

@@ -188,6 +188,9 @@ pub struct SubmissionGrade {
     pub checkpoints: Vec<CheckpointGrade>,
     /// Where the outcomes came from; `None` for an error.
     pub recording: Option<RecordingInfo>,
+    /// Integrity findings (the recording's): for instructors only, empty in
+    /// a student's view.
+    pub integrity: Vec<crate::integrity::Finding>,
 }
 
 impl SubmissionGrade {
@@ -389,11 +392,15 @@ fn max_points(info: &CorpusInfo) -> f64 {
     info.checkpoints.iter().map(|c| c.points).sum()
 }
 
+/// An error row's message is cut to this many characters (it may quote a
+/// recording's contents).
+pub const ERROR_CHARS: usize = 1000;
+
 fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
     SubmissionGrade {
         id,
         status: Status::Error,
-        error: Some(why),
+        error: Some(crate::report::text::cut(&why, ERROR_CHARS)),
         points: 0.0,
         max_points: max_points(info),
         checkpoints: info
@@ -414,6 +421,7 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
             })
             .collect(),
         recording: None,
+        integrity: Vec::new(),
     }
 }
 
@@ -463,6 +471,7 @@ fn grade_one(
             source_sha256: rec.source_sha256.clone(),
             stale: rec.corpus_fingerprint != corpus.fingerprint,
         }),
+        integrity: rec.integrity.clone(),
     }
 }
 
@@ -541,6 +550,10 @@ impl GradeRun {
         let mut run = self.clone();
         run.audience = audience;
         if audience == Audience::Student {
+            // Integrity findings are for course staff.
+            for s in &mut run.submissions {
+                s.integrity.clear();
+            }
             for case in run
                 .submissions
                 .iter_mut()

@@ -6,7 +6,7 @@
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
 use crate::record::format::CaseOutcome;
-use crate::value::{matches, repr::repr, tagged, Exception, Outcome, PyValue};
+use crate::value::{matches, repr::repr, Exception, Outcome, PyValue};
 
 /// How many characters of a value or message a reason quotes.
 const REASON_QUOTE_CHARS: usize = 120;
@@ -76,7 +76,7 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
             shares_with_args,
             args_changed,
         } => {
-            let got = match tagged::decode(value) {
+            let got = match value.decode() {
                 Ok(v) => v,
                 Err(e) => {
                     return Verdict::fail(
@@ -237,10 +237,4 @@ fn seconds_text(s: f64) -> String {
     }
 }
 
-/// Cuts text to at most `max` characters, marking the cut with `…`.
-pub fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((at, _)) => format!("{}…", &text[..at]),
-    }
-}
+pub use crate::report::text::cut;

@@ -3,6 +3,7 @@
 //! `docs/recording-format.md`.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
 /// The `format` field every recording carries.
@@ -37,15 +38,22 @@ pub struct Recording {
     /// What the student's code printed, capped.
     #[serde(default)]
     pub output: String,
+    /// Integrity findings: the grader's scan of `main.py` (`source:
+    /// "static"`, made whenever the grader has the source) and what the
+    /// harness saw at run time (`"runtime"`). For instructors only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub integrity: Vec<crate::integrity::Finding>,
 }
 
-/// What happened when one case's call ran.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+/// What happened when one case's call ran. Read through [`WireOutcome`]
+/// (serde's internally tagged enums buffer every value as a tree, and a
+/// returned value must stay text).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum CaseOutcome {
     /// The call returned; `value` is tagged JSON.
     Returned {
-        value: serde_json::Value,
+        value: RecordedValue,
         /// The result shares a list or dict object with the arguments.
         shares_with_args: bool,
         /// The call changed its arguments.
@@ -92,4 +100,244 @@ pub enum CaseOutcome {
         #[serde(default)]
         line: Option<u32>,
     },
+}
+
+/// A returned value as its tagged JSON text, kept as text (a list of
+/// 200,000 zeros is 400 KB of text, but 16 MB as a `serde_json::Value`):
+/// decoded when a case is graded, and dropped after.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RecordedValue(Box<RawValue>);
+
+impl RecordedValue {
+    /// The tagged JSON text, as recorded.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The value as JSON; `Err` when it is nested deeper than
+    /// [`super::caps::MAX_VALUE_NESTING`] or not JSON.
+    pub fn to_json(&self) -> Result<serde_json::Value, String> {
+        let text = self.text();
+        if super::store::nesting(text.as_bytes()) > super::caps::MAX_VALUE_NESTING {
+            return Err(format!(
+                "nested deeper than {} levels",
+                super::caps::MAX_VALUE_NESTING
+            ));
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        let value = serde_json::Value::deserialize(&mut de).map_err(|e| e.to_string())?;
+        de.end().map_err(|e| e.to_string())?;
+        Ok(value)
+    }
+
+    /// The Python value: decoded from the text each time it is asked for.
+    pub fn decode(&self) -> Result<crate::value::PyValue, String> {
+        let json = self.to_json()?;
+        crate::value::tagged::decode(&json).map_err(|e| e.to_string())
+    }
+}
+
+impl From<serde_json::Value> for RecordedValue {
+    fn from(value: serde_json::Value) -> Self {
+        // Serializing a Value cannot fail (its keys are strings), and its
+        // text is JSON.
+        let text = serde_json::to_string(&value).unwrap_or_else(|_| "null".to_string());
+        RecordedValue(RawValue::from_string(text).unwrap_or_else(|_| null_raw()))
+    }
+}
+
+fn null_raw() -> Box<RawValue> {
+    RawValue::from_string("null".to_string()).expect("null is JSON")
+}
+
+/// Two texts of the same JSON (whitespace, escapes) are the same value.
+impl PartialEq for RecordedValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+            || matches!((self.to_json(), other.to_json()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+/// An outcome as written: every field of every kind optional, so that a
+/// returned value can be read as text; [`CaseOutcome::deserialize`] then
+/// checks that the kind has exactly its own fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireOutcome {
+    kind: String,
+    #[serde(default, deserialize_with = "present")]
+    value: Option<RecordedValue>,
+    shares_with_args: Option<bool>,
+    args_changed: Option<bool>,
+    class: Option<String>,
+    mro: Option<Vec<String>>,
+    message: Option<String>,
+    seconds: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    submission_budget: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "present")]
+    exit_code: Option<Option<i32>>,
+    #[serde(default, deserialize_with = "present")]
+    signal: Option<Option<i32>>,
+    exc_type: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    line: Option<Option<u32>>,
+    bytes: Option<u64>,
+}
+
+/// A field that is present (even as `null`) is `Some`.
+fn present<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(de).map(Some)
+}
+
+impl WireOutcome {
+    /// The names of the fields present.
+    fn present(&self) -> Vec<&'static str> {
+        let fields = [
+            ("value", self.value.is_some()),
+            ("shares_with_args", self.shares_with_args.is_some()),
+            ("args_changed", self.args_changed.is_some()),
+            ("class", self.class.is_some()),
+            ("mro", self.mro.is_some()),
+            ("message", self.message.is_some()),
+            ("seconds", self.seconds.is_some()),
+            ("submission_budget", self.submission_budget.is_some()),
+            ("exit_code", self.exit_code.is_some()),
+            ("signal", self.signal.is_some()),
+            ("exc_type", self.exc_type.is_some()),
+            ("line", self.line.is_some()),
+            ("bytes", self.bytes.is_some()),
+        ];
+        fields
+            .into_iter()
+            .filter(|(_, is)| *is)
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    fn outcome(self) -> Result<CaseOutcome, String> {
+        let allowed: &[&str] = match self.kind.as_str() {
+            "returned" => &["value", "shares_with_args", "args_changed"],
+            "raised" => &["class", "mro", "message"],
+            "timeout" => &["seconds", "submission_budget"],
+            "crashed" => &["exit_code", "signal"],
+            "import-error" => &["exc_type", "message", "line"],
+            "disk-limit" => &["bytes"],
+            "output-too-large" | "out-of-memory" | "missing" => &[],
+            other => {
+                let other = crate::report::text::cut(other, 100);
+                return Err(format!("unknown outcome kind {other:?}"));
+            }
+        };
+        if let Some(field) = self.present().into_iter().find(|f| !allowed.contains(f)) {
+            return Err(format!(
+                "unknown field `{field}` in a {:?} outcome",
+                self.kind
+            ));
+        }
+        let need = |field: &str| format!("missing field `{field}` in a {:?} outcome", self.kind);
+        Ok(match self.kind.as_str() {
+            "returned" => CaseOutcome::Returned {
+                value: self.value.ok_or_else(|| need("value"))?,
+                shares_with_args: self
+                    .shares_with_args
+                    .ok_or_else(|| need("shares_with_args"))?,
+                args_changed: self.args_changed.ok_or_else(|| need("args_changed"))?,
+            },
+            "raised" => CaseOutcome::Raised {
+                class: self.class.ok_or_else(|| need("class"))?,
+                mro: self.mro.ok_or_else(|| need("mro"))?,
+                message: self.message.ok_or_else(|| need("message"))?,
+            },
+            "timeout" => CaseOutcome::Timeout {
+                seconds: self.seconds.ok_or_else(|| need("seconds"))?,
+                submission_budget: self.submission_budget.flatten(),
+            },
+            "crashed" => CaseOutcome::Crashed {
+                exit_code: self.exit_code.flatten(),
+                signal: self.signal.flatten(),
+            },
+            "import-error" => CaseOutcome::ImportError {
+                exc_type: self.exc_type.ok_or_else(|| need("exc_type"))?,
+                message: self.message.ok_or_else(|| need("message"))?,
+                line: self.line.flatten(),
+            },
+            "disk-limit" => CaseOutcome::DiskLimit {
+                bytes: self.bytes.ok_or_else(|| need("bytes"))?,
+            },
+            "output-too-large" => CaseOutcome::OutputTooLarge,
+            "out-of-memory" => CaseOutcome::OutOfMemory,
+            _ => CaseOutcome::Missing,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CaseOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        WireOutcome::deserialize(de)?
+            .outcome()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind reads back as written ([`WireOutcome`] lists the kinds
+    /// and their fields by hand: a new kind must be added there).
+    #[test]
+    fn every_outcome_kind_reads_back() {
+        let all = [
+            CaseOutcome::Returned {
+                value: serde_json::json!({"a": [1, null]}).into(),
+                shares_with_args: true,
+                args_changed: false,
+            },
+            CaseOutcome::Raised {
+                class: "E".into(),
+                mro: vec!["main.E".into(), "ValueError".into()],
+                message: "m".into(),
+            },
+            CaseOutcome::OutputTooLarge,
+            CaseOutcome::Timeout {
+                seconds: 2.0,
+                submission_budget: Some(60.0),
+            },
+            CaseOutcome::Crashed {
+                exit_code: Some(3),
+                signal: None,
+            },
+            CaseOutcome::OutOfMemory,
+            CaseOutcome::DiskLimit { bytes: 1 << 26 },
+            CaseOutcome::Missing,
+            CaseOutcome::ImportError {
+                exc_type: "SyntaxError".into(),
+                message: "bad".into(),
+                line: Some(5),
+            },
+        ];
+        for outcome in all {
+            let text = serde_json::to_string(&outcome).unwrap();
+            let back: CaseOutcome = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, outcome, "{text}");
+            let via_value: CaseOutcome =
+                serde_json::from_value(serde_json::to_value(&outcome).unwrap()).unwrap();
+            assert_eq!(via_value, outcome, "{text}");
+        }
+        for bad in [
+            r#"{"kind":"missing","value":1}"#,
+            r#"{"kind":"disk-limit"}"#,
+            r#"{"kind":"returned","value":1,"shares_with_args":false}"#,
+            r#"{"kind":"exploded"}"#,
+        ] {
+            assert!(serde_json::from_str::<CaseOutcome>(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! rlimits only. Submissions are pulled from a shared queue and results placed
 //! by index, so the output does not depend on `jobs`.
 
+pub mod caps;
 mod cgroup;
 mod discover;
 pub mod format;
@@ -18,6 +19,7 @@ pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
 use crate::corpus::Corpus;
+use crate::integrity;
 use format::{Recording, RECORDING_FORMAT};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -52,6 +54,10 @@ pub enum RecordError {
     Unusable(String),
     #[error("harness: {0}")]
     Harness(String),
+    /// The submission recorded more than one submission may (see
+    /// [`caps::MAX_SUBMISSION_BYTES`]): its own doing, not the grader's.
+    #[error("{0}")]
+    TooLarge(String),
     /// No usable interpreter or sandbox tier here.
     #[error("{0}")]
     Setup(String),
@@ -267,7 +273,9 @@ pub fn record_in(
                         RecordError::Setup("no interpreter or sandbox was settled".into())
                     })?;
                     if opts.use_cache {
-                        if let Some(rec) = cached(opts, corpus, sub, &sha256, env) {
+                        if let Some(mut rec) = cached(opts, corpus, sub, &sha256, env) {
+                            // The scan of this grader, not the one that stored it.
+                            rec.integrity = integrity::with_static_scan(&rec.integrity, &source);
                             results[index] = Some(Ok(rec));
                             continue;
                         }
@@ -558,7 +566,8 @@ fn record_one(
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
     let reply = w.record(&job.source, &shared.setup.inputs.hidden);
-    if reply.is_err() || !shared.prefork {
+    // (A refused submission leaves its worker answering in step.)
+    if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
     }
     let reply = reply?;
@@ -581,6 +590,7 @@ fn record_one(
             .zip(reply.outcomes)
             .collect(),
         output: reply.output,
+        integrity: integrity::with_static_scan(&[], &job.source),
     };
     write_recording(&recording_path(&shared.opts.work_dir, &job.id), &rec)
         .map_err(|e| RecordError::Store(e.to_string()))?;

@@ -1,12 +1,14 @@
 //! Reading, validating and writing recording files.
 
-use super::format::{CaseOutcome, Recording, RECORDING_FORMAT};
+use super::format::{Recording, RECORDING_FORMAT};
 use super::RecordError;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Largest recording file read (a shipped one is student-controlled).
-pub const MAX_RECORDING_BYTES: u64 = 32 * 1024 * 1024;
+/// Largest recording file read (a shipped one is student-controlled): what
+/// one submission may record ([`super::caps::MAX_SUBMISSION_BYTES`]) and
+/// room for the file's layout.
+pub const MAX_RECORDING_BYTES: u64 = (super::caps::MAX_SUBMISSION_BYTES as u64) + (16 << 20);
 /// Deepest JSON nesting accepted in a recording file.
 pub const MAX_NESTING: usize = 512;
 
@@ -41,85 +43,54 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordError> {
 }
 
 /// Parses and validates recording JSON; the error says what is wrong.
+/// Returned values stay text (see [`super::format::RecordedValue`]): the
+/// document is never held as a tree.
 pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
     if nesting(bytes) > MAX_NESTING {
         return Err(format!("JSON nested deeper than {MAX_NESTING} levels"));
     }
+    /// The `format` field alone, read first to say which version a file is.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        format: Option<serde_json::Value>,
+    }
     // serde_json has its own recursion limit (128) which outcome values may
-    // exceed legitimately: go through an untyped Value without it.
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let value: serde_json::Value =
-        serde::Deserialize::deserialize(&mut de).map_err(|e| format!("not valid JSON: {e}"))?;
-    de.end().map_err(|e| format!("not valid JSON: {e}"))?;
-    match value.get("format") {
+    // exceed legitimately (nesting is bounded above).
+    let head: Head =
+        from_slice_unbounded(bytes).map_err(|e| format!("not valid JSON: {}", short(&e)))?;
+    match head.format {
         Some(serde_json::Value::String(f)) if f == RECORDING_FORMAT => {}
         Some(serde_json::Value::String(f)) => {
             return Err(format!(
-                "format {f:?} is not supported (this autograder reads {RECORDING_FORMAT:?})"
+                "format {:?} is not supported (this autograder reads {RECORDING_FORMAT:?})",
+                crate::report::text::cut(&f, 100)
             ))
         }
         _ => return Err(format!("no \"format\": {RECORDING_FORMAT:?} field")),
     }
     let rec: Recording =
-        serde_json::from_value(value).map_err(|e| format!("not a valid recording: {e}"))?;
-    for (case, outcome) in &rec.outcomes {
-        validate_outcome(outcome).map_err(|why| format!("outcome of {case}: {why}"))?;
-    }
-    Ok(rec)
+        from_slice_unbounded(bytes).map_err(|e| format!("not a valid recording: {}", short(&e)))?;
+    super::caps::admit_recording(rec)
+}
+
+/// A parse error as an error row shows it (serde quotes what it did not
+/// expect, which a hostile file makes as long as it likes).
+fn short(e: &serde_json::Error) -> String {
+    crate::report::text::cut(&e.to_string(), 300)
+}
+
+fn from_slice_unbounded<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
 }
 
 /// Deepest `[`/`{` nesting outside strings.
 pub(crate) fn nesting(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
-            b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
-}
-
-/// Checks what serde cannot: a returned value is valid tagged JSON, numbers are sane.
-pub fn validate_outcome(outcome: &CaseOutcome) -> Result<(), String> {
-    match outcome {
-        CaseOutcome::Returned { value, .. } => crate::value::tagged::decode(value)
-            .map(|_| ())
-            .map_err(|e| format!("returned value is not valid tagged JSON: {e}")),
-        CaseOutcome::Raised { mro, class, .. } => {
-            if mro.is_empty() || class.is_empty() {
-                Err("a raised outcome needs a class and a non-empty mro".into())
-            } else {
-                Ok(())
-            }
-        }
-        CaseOutcome::Timeout {
-            seconds,
-            submission_budget,
-        } if [Some(*seconds), *submission_budget]
-            .into_iter()
-            .flatten()
-            .any(|s| !s.is_finite() || s < 0.0) =>
-        {
-            Err("timeout seconds must be a non-negative number".into())
-        }
-        _ => Ok(()),
-    }
+    super::caps::json_shape(bytes).0
 }
 
 /// Where a submission's recording lives under the work dir. Ids are

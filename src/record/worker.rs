@@ -2,10 +2,10 @@
 //! records one submission per request, talking JSON lines over its
 //! stdin/stdout.
 
+use super::caps;
 use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
-use super::store::validate_outcome;
 use super::RecordError;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -364,7 +364,7 @@ impl Worker {
             self.send(format!("{hidden}\n").as_bytes())?;
             line = self.receive(self.reply_limit)?;
         }
-        parse_reply(&line, self.case_count).map_err(RecordError::Harness)
+        parse_reply(&line, self.case_count)
     }
 }
 
@@ -392,55 +392,72 @@ fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Ve
 }
 
 /// Parses the harness's answer. An outcome the harness could not vouch for
-/// (a student writing garbage into its own result channel) becomes `crashed`.
-fn parse_reply(line: &str, case_count: usize) -> Result<Reply, String> {
+/// (a student writing garbage into its own result channel) becomes
+/// `crashed`; each goes through [`caps::admit_outcome`], and a submission
+/// whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is refused
+/// ([`RecordError::TooLarge`], not the grader's fault). The outcomes are
+/// read one at a time from the line, never as one tree.
+fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
+    use serde_json::value::RawValue;
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct Raw {
-        outcomes: Vec<serde_json::Value>,
+    struct Raw<'a> {
+        #[serde(borrow)]
+        outcomes: Vec<&'a RawValue>,
         output: String,
         #[serde(default)]
         error: Option<String>,
     }
+    let harness = |why: String| RecordError::Harness(why);
     if super::store::nesting(line.as_bytes()) > 4096 {
-        return Err("the harness answered JSON nested too deep".into());
+        return Err(harness("the harness answered JSON nested too deep".into()));
     }
     let mut de = serde_json::Deserializer::from_str(line);
     de.disable_recursion_limit();
     let raw: Raw = serde::Deserialize::deserialize(&mut de)
-        .map_err(|e| format!("the harness answered malformed JSON: {e}"))?;
+        .map_err(|e| harness(format!("the harness answered malformed JSON: {e}")))?;
     if let Some(error) = raw.error {
-        return Err(error);
+        return Err(harness(error));
     }
     if raw.outcomes.len() != case_count {
-        return Err(format!(
+        return Err(harness(format!(
             "the harness answered {} outcomes for {case_count} cases",
             raw.outcomes.len()
-        ));
+        )));
     }
-    let outcomes = raw
-        .outcomes
-        .into_iter()
-        .map(|v| {
-            let parsed = match v {
-                // What the child reported, passed on unparsed by the supervisor.
-                serde_json::Value::String(text) => parse_outcome(&text),
-                // What the supervisor decided (timeout, crashed).
-                other => serde_json::from_value::<CaseOutcome>(other).ok(),
-            };
-            parsed
-                .filter(|o| validate_outcome(o).is_ok())
-                .unwrap_or(CaseOutcome::Crashed {
-                    exit_code: None,
-                    signal: None,
-                })
-        })
-        .collect();
-    Ok(Reply {
-        outcomes,
-        output: raw.output,
-    })
+    let output = crate::report::text::cut(&raw.output, caps::MAX_OUTPUT_CHARS);
+    let mut total = output.len();
+    let mut outcomes = Vec::with_capacity(case_count);
+    for raw in raw.outcomes {
+        let parsed = match serde_json::from_str::<String>(raw.get()) {
+            // What the child reported, passed on unparsed by the supervisor.
+            Ok(text) => parse_outcome(&text),
+            // What the supervisor decided (timeout, crashed).
+            Err(_) => serde_json::from_str::<CaseOutcome>(raw.get()).ok(),
+        };
+        let outcome = parsed
+            .and_then(|o| caps::cap_outcome(o).ok())
+            .unwrap_or(CRASHED);
+        total += caps::outcome_bytes(&outcome);
+        if let Some(why) = caps::over_total(total) {
+            return Err(RecordError::TooLarge(why));
+        }
+        outcomes.push(outcome);
+    }
+    // Values are decoded only once the submission is known to fit.
+    for outcome in &mut outcomes {
+        if caps::check_outcome(outcome).is_err() {
+            *outcome = CRASHED;
+        }
+    }
+    Ok(Reply { outcomes, output })
 }
+
+/// What an outcome the harness cannot vouch for is graded as.
+const CRASHED: CaseOutcome = CaseOutcome::Crashed {
+    exit_code: None,
+    signal: None,
+};
 
 /// One outcome as the child wrote it; None when it is not a valid outcome.
 fn parse_outcome(text: &str) -> Option<CaseOutcome> {

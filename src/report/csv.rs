@@ -1,10 +1,11 @@
 //! `--csv`: a gradebook, one row per submission: `id`, `status`, the points of
-//! each checkpoint (course order), `total`, `max`.
+//! each checkpoint (course order), `total`, `max`, and for instructors
+//! `integrity` (how many integrity findings).
 //! Numbers are exact (every digit of the JSON report's float), so the
 //! checkpoint cells add up to `total` and a score below `max` never reads as it.
 
 use super::fmt_exact;
-use crate::grade::{GradeRun, Status};
+use crate::grade::{Audience, GradeRun, Status};
 
 /// The gradebook as CSV text.
 pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
@@ -15,6 +16,11 @@ pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
     header.extend(run.corpus.checkpoints.iter().map(|c| c.id.clone()));
     header.push("total".into());
     header.push("max".into());
+    // Instructors' gradebooks count each submission's integrity findings.
+    let integrity = run.audience == Audience::Instructor;
+    if integrity {
+        header.push("integrity".into());
+    }
     w.write_record(&header)?;
     for s in &run.submissions {
         let mut row = vec![s.id.clone(), s.status.name().to_string()];
@@ -24,6 +30,9 @@ pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
         }));
         row.push(fmt_exact(s.points));
         row.push(fmt_exact(s.max_points));
+        if integrity {
+            row.push(s.integrity.len().to_string());
+        }
         w.write_record(&row)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;

@@ -2,7 +2,7 @@
 //! [`super::schema`]), for dashboards and for merging.
 
 use super::schema::{self, Checkpoint, Failure, Report, Submission};
-use crate::grade::{CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
+use crate::grade::{Audience, CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
 
 pub use super::schema::SCHEMA;
 
@@ -30,12 +30,16 @@ pub fn report(run: &GradeRun) -> Report {
             python: e.python,
             sandbox: e.sandbox,
         }),
-        submissions: run.submissions.iter().map(submission).collect(),
+        submissions: run
+            .submissions
+            .iter()
+            .map(|s| submission(s, run.audience))
+            .collect(),
         shards: run.shards.clone(),
     }
 }
 
-fn submission(s: &SubmissionGrade) -> Submission {
+fn submission(s: &SubmissionGrade, audience: Audience) -> Submission {
     Submission {
         id: s.id.clone(),
         status: s.status,
@@ -44,6 +48,7 @@ fn submission(s: &SubmissionGrade) -> Submission {
         max_points: s.max_points,
         percent: s.percent(),
         recording: s.recording.clone(),
+        integrity: (audience == Audience::Instructor).then(|| s.integrity.clone()),
         checkpoints: s.checkpoints.iter().map(checkpoint).collect(),
     }
 }

@@ -225,6 +225,31 @@ pub fn failure_fields(f: &Failure) -> Vec<String> {
     lines
 }
 
+/// How many findings a one-line integrity summary names.
+pub const INTEGRITY_SHOWN: usize = 5;
+
+/// A submission's integrity findings in one line, for instructors:
+/// `3 findings: main.py:1 import ctypes; main.py:4 sys._getframe; …`;
+/// `None` when there are none, or when the run is for students (they never
+/// see them).
+pub fn integrity_line(run: &GradeRun, s: &SubmissionGrade) -> Option<String> {
+    if run.audience != crate::grade::Audience::Instructor || s.integrity.is_empty() {
+        return None;
+    }
+    let n = s.integrity.len();
+    let mut shown: Vec<String> = s
+        .integrity
+        .iter()
+        .take(INTEGRITY_SHOWN)
+        .map(|f| f.label())
+        .collect();
+    if n > INTEGRITY_SHOWN {
+        shown.push(format!("… {} more", n - INTEGRITY_SHOWN));
+    }
+    let plural = if n == 1 { "" } else { "s" };
+    Some(format!("{n} finding{plural}: {}", shown.join("; ")))
+}
+
 /// `id [tag, tag]` for a case, with `(hidden)` when it is.
 pub fn case_label(c: &CaseGrade) -> String {
     let hidden = if c.visibility == crate::corpus::Visibility::Hidden {

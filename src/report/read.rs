@@ -81,6 +81,7 @@ fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGr
         max_points: s.max_points,
         checkpoints,
         recording: s.recording,
+        integrity: s.integrity.unwrap_or_default(),
     })
 }
 

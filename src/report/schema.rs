@@ -52,6 +52,10 @@ pub struct Submission {
     pub percent: f64,
     /// `null` for an error.
     pub recording: Option<RecordingInfo>,
+    /// Integrity findings, in instructors' reports only (absent from a
+    /// student's; added within the schema).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<Vec<crate::integrity::Finding>>,
     /// In course order.
     pub checkpoints: Vec<Checkpoint>,
 }

@@ -149,6 +149,21 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
             .collect();
         let _ = writeln!(out, "{}", cells.join("  "));
     }
+    let flagged: Vec<(String, String)> = run
+        .submissions
+        .iter()
+        .filter_map(|s| Some((printable(&s.id), super::integrity_line(run, s)?)))
+        .collect();
+    if !flagged.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} (instructors only; see --json or --html for every finding)",
+            paint("integrity", BOLD)
+        );
+        for (id, line) in flagged {
+            let _ = writeln!(out, "  {}: {}", paint(&id, BOLD), printable(&line));
+        }
+    }
     if !failures {
         return out;
     }

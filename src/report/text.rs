@@ -71,9 +71,42 @@ pub fn xml(text: &str) -> String {
         .collect()
 }
 
+/// Text cut to its first `max` characters, the cut marked with how much
+/// was left out: `abc… (1234 more characters)`. Every piece of student
+/// text a report shows (values, messages, diffs, class names) is cut with
+/// it, so one submission cannot bloat a report.
+pub fn cut(text: &str, max: usize) -> String {
+    cut_noting(text, max, "")
+}
+
+/// [`cut`], with a note after the count when the text is cut:
+/// `abc… (1234 more characters; the whole call is at x.toml:3)`.
+pub fn cut_noting(text: &str, max: usize, note: &str) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((at, _)) => {
+            let more = text[at..].chars().count();
+            let s = if more == 1 { "" } else { "s" };
+            let note = if note.is_empty() {
+                String::new()
+            } else {
+                format!("; {note}")
+            };
+            format!("{}… ({more} more character{s}{note})", &text[..at])
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cuts_say_how_much_was_left_out() {
+        assert_eq!(cut("abcdef", 6), "abcdef");
+        assert_eq!(cut("abcdef", 4), "abcd… (2 more characters)");
+        assert_eq!(cut("abcdé", 4), "abcd… (1 more character)");
+    }
 
     #[test]
     fn terminal_escapes_and_bidi_overrides_are_never_literal() {

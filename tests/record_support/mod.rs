@@ -199,7 +199,7 @@ pub fn outcome<'a>(rec: &'a Recording, case: &str) -> &'a CaseOutcome {
 
 pub fn echo(text: &str) -> CaseOutcome {
     CaseOutcome::Returned {
-        value: serde_json::json!({ "echo": text }),
+        value: serde_json::json!({ "echo": text }).into(),
         shares_with_args: false,
         args_changed: false,
     }

@@ -252,9 +252,18 @@ fn submissions_table(out: &mut String, run: &GradeRun) {
     }
     out.push_str("<th data-kind=\"num\">total</th></tr></thead><tbody>\n");
     for (i, s) in run.submissions.iter().enumerate() {
+        // Integrity findings (instructors only): a badge, the findings in its tooltip.
+        let badge = match super::integrity_line(run, s) {
+            Some(line) => format!(
+                " <a class=\"integrity\" href=\"#sub-{i}\" title=\"{}\">⚑ {}</a>",
+                esc(&line),
+                s.integrity.len()
+            ),
+            None => String::new(),
+        };
         let _ = write!(
             out,
-            "<tr><td data-v=\"{id}\" class=\"nowrap\"><a href=\"#sub-{i}\">{id}</a></td><td data-v=\"{st}\" class=\"{st}\">{st}</td>",
+            "<tr><td data-v=\"{id}\" class=\"nowrap\"><a href=\"#sub-{i}\">{id}</a>{badge}</td><td data-v=\"{st}\" class=\"{st}\">{st}</td>",
             id = esc(&s.id),
             st = s.status.name()
         );
@@ -286,12 +295,12 @@ fn submissions_table(out: &mut String, run: &GradeRun) {
 fn details(out: &mut String, run: &GradeRun) {
     out.push_str("<section><h2>Failures by submission</h2>\n");
     for (i, s) in run.submissions.iter().enumerate() {
-        submission_details(out, i, s);
+        submission_details(out, i, s, run);
     }
     out.push_str("</section>\n");
 }
 
-fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade) {
+fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade, run: &GradeRun) {
     let failures: usize = s.checkpoints.iter().map(|c| c.failures().count()).sum();
     let summary = match &s.error {
         Some(_) => "not graded".to_string(),
@@ -308,6 +317,21 @@ fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade) {
         summary,
         id = esc(&s.id),
     );
+    if super::integrity_line(run, s).is_some() {
+        out.push_str("<div class=\"integrity\"><b>Integrity (instructors only)</b><ul>\n");
+        for f in &s.integrity {
+            let _ = writeln!(
+                out,
+                "<li data-source=\"{}\" data-kind=\"{}\">{} <i>({}, {})</i></li>",
+                f.source.name(),
+                esc(&f.kind),
+                esc(&f.label()),
+                f.source.name(),
+                esc(&f.kind)
+            );
+        }
+        out.push_str("</ul></div>\n");
+    }
     match failure_section(s) {
         FailureSection::NotGraded(e) => {
             let _ = writeln!(out, "<pre>error: {}</pre>", esc(e));
@@ -434,6 +458,8 @@ table.subs td.ok { color: var(--ok); }
 table.subs td.ko, table.subs td.error, table.subs td.err { color: var(--bad); }
 table.subs thead th { cursor: default; }
 .nowrap { white-space: nowrap; }
+.integrity { color: var(--bad); }
+a.integrity { font-weight: bold; text-decoration: none; cursor: help; }
 .tag { display: inline-block; padding: 0 6px; margin: 1px 0; border-radius: 9px; background: #eef2fb; color: #2d4a8a; font-size: 12px; white-space: nowrap; }
 .tag.hidden { background: #fff1e6; color: #93370d; }
 .meter { display: inline-block; width: 70px; height: 8px; background: #eceef2; border-radius: 4px; vertical-align: middle; overflow: hidden; }
