@@ -220,7 +220,9 @@ fn check_hostile(isolation: IsolationChoice) {
         ),
         &CaseOutcome::Missing
     );
-    // Garbage in the result channel fails that case only, as a crash.
+    // Garbage in the result channel fails that case only, as a crash, and
+    // the supervisor flags it for the instructor (a runtime finding, with
+    // where it happened); a submission that leaves the channel alone has none.
     assert_eq!(
         hostile("garbage-channel"),
         CaseOutcome::Crashed {
@@ -228,6 +230,19 @@ fn check_hostile(isolation: IsolationChoice) {
             signal: None
         }
     );
+    let runtime = |id: &str| -> Vec<String> {
+        recording(&results, id)
+            .integrity
+            .iter()
+            .filter(|f| f.source == autograder::integrity::Source::Runtime)
+            .map(|f| format!("{}: {}", f.kind, f.what))
+            .collect()
+    };
+    assert_eq!(
+        runtime("garbage-channel"),
+        ["result-channel: a line the harness did not write on the result channel (during case 2 of 6)"]
+    );
+    assert_eq!(runtime("echo"), Vec::<String>::new());
     assert_eq!(
         outcome(recording(&results, "aliasing"), "validate_tool_call/echo"),
         &CaseOutcome::Returned {

@@ -590,7 +590,7 @@ fn record_one(
             .zip(reply.outcomes)
             .collect(),
         output: reply.output,
-        integrity: integrity::with_static_scan(&[], &job.source),
+        integrity: integrity::with_static_scan(&reply.integrity, &job.source),
     };
     write_recording(&recording_path(&shared.opts.work_dir, &job.id), &rec)
         .map_err(|e| RecordError::Store(e.to_string()))?;

@@ -51,6 +51,9 @@ pub struct Setup {
 pub struct Reply {
     pub outcomes: Vec<CaseOutcome>,
     pub output: String,
+    /// What the supervisor saw that only a submission reaching into the
+    /// harness does (runtime integrity findings), capped.
+    pub integrity: Vec<crate::integrity::Finding>,
 }
 
 /// A running harness process.
@@ -407,6 +410,14 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
         output: String,
         #[serde(default)]
         error: Option<String>,
+        #[serde(default)]
+        integrity: Vec<Seen>,
+    }
+    /// One thing the supervisor saw (`kind`, `what`), student-shaped text.
+    #[derive(serde::Deserialize)]
+    struct Seen {
+        kind: String,
+        what: String,
     }
     let harness = |why: String| RecordError::Harness(why);
     if super::store::nesting(line.as_bytes()) > 4096 {
@@ -450,7 +461,22 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
             *outcome = CRASHED;
         }
     }
-    Ok(Reply { outcomes, output })
+    let integrity = raw
+        .integrity
+        .into_iter()
+        .take(crate::integrity::MAX_FINDINGS)
+        .map(|s| crate::integrity::Finding {
+            source: crate::integrity::Source::Runtime,
+            kind: s.kind,
+            line: None,
+            what: s.what,
+        })
+        .collect();
+    Ok(Reply {
+        outcomes,
+        output,
+        integrity,
+    })
 }
 
 /// What an outcome the harness cannot vouch for is graded as.

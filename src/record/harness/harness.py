@@ -845,6 +845,7 @@ class _Run:
         self.wall_end = _monotonic() + self.wall
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
         self.failure = None  # the grader's own failure: no outcome is valid
+        self.findings = []  # runtime integrity findings (see seen)
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
         # disk), under bwrap it shares a tmpfs with the worker's scratch.
@@ -1065,6 +1066,7 @@ class _Run:
             if nl < 0:
                 if len(buf) > LINE_LIMIT:
                     st["bad"] = True
+                    self.seen("result-channel", "more than %d MiB on the result channel without a line end (%s)" % (LINE_LIMIT >> 20, self.where(st)))
                 break
             line = bytes(buf[:nl])
             del buf[: nl + 1]
@@ -1072,6 +1074,7 @@ class _Run:
             progress = True
             if verdict == "bad":
                 st["bad"] = True
+                self.seen("result-channel", "a line the harness did not write on the result channel (%s)" % self.where(st))
             elif verdict == "sandboxed":
                 st["sandboxed"] = True
             elif verdict == "visible-done":
@@ -1174,6 +1177,18 @@ class _Run:
             return "case"
         return "bad"
 
+    def seen(self, kind, what):
+        """A runtime integrity finding: what only code reaching into the
+        harness does (the supervisor sees the child's result channel, which
+        student code shares its process with). Capped."""
+        if len(self.findings) < 20:
+            self.findings.append({"kind": kind, "what": what})
+
+    def where(self, st):
+        if not st["imported"]:
+            return "while main.py was imported"
+        return "during case %d of %d" % (st["pending"] + 1, self.n)
+
     def response(self):
         if self.failure is not None:
             return dumps({"outcomes": [], "output": "", "error": _text(self.failure)})
@@ -1181,7 +1196,10 @@ class _Run:
         output = bytes(self.output).decode("utf-8", "replace")
         if self.output_total > len(self.output):
             output += "\n[... %d more bytes of output cut]" % (self.output_total - len(self.output))
-        return '{"outcomes":[' + ",".join(outs) + '],"output":' + dumps(_text(output, OUTPUT_LIMIT + 100)) + "}"
+        return (
+            '{"outcomes":[' + ",".join(outs) + '],"output":' + dumps(_text(output, OUTPUT_LIMIT + 100))
+            + ',"integrity":' + dumps(self.findings) + "}"
+        )
 
 
 def _read_line(fd, one_byte=False):
