@@ -473,7 +473,7 @@ fn run_jobs(
         sandbox: OnceLock::new(),
         abort: Default::default(),
     };
-    preflight(&shared)?;
+    let started = Mutex::new(Some(preflight(&shared)?));
     let progress = progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Result<Recording, RecordError>>>> =
@@ -481,8 +481,13 @@ fn run_jobs(
     std::thread::scope(|scope| {
         for _ in 0..worker_count(opts, jobs.len()) {
             scope.spawn(|| {
-                let lease = sandbox::lease_uid();
-                let mut worker: Option<Worker> = None;
+                // The first thread takes the preflight's worker; the others
+                // start their own when they get a job.
+                let taken = started.lock().ok().and_then(|mut s| s.take());
+                let (lease, mut worker) = match taken {
+                    Some((lease, worker)) => (Ok(lease), Some(worker)),
+                    None => (sandbox::lease_uid(), None),
+                };
                 while !shared.abort.load(Ordering::SeqCst) {
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(k) else { break };
@@ -543,13 +548,17 @@ fn run_jobs(
 /// Starts one worker before any submission runs: a harness that does not
 /// start, or a sandbox whose self-test fails, stops the run here with the
 /// reason, not as the first submission's failure.
-fn preflight(shared: &Shared) -> Result<(), RecordError> {
+/// The worker is kept, with its uid, for the first recording thread.
+fn preflight(shared: &Shared) -> Result<Started, RecordError> {
     let lease = sandbox::lease_uid()?;
     let worker = Worker::start(&shared.setup, lease.as_ref())
         .map_err(|e| RecordError::Setup(format!("the harness does not start here: {e}")))?;
     let _ = shared.sandbox.set(worker.sandbox.clone());
-    Ok(())
+    Ok((lease, worker))
 }
+
+/// A started worker with the uid it runs as.
+type Started = (Option<sandbox::UidLease>, Worker);
 
 fn record_one(
     shared: &Shared,

@@ -68,8 +68,8 @@ pub struct Worker {
     pub sandbox: String,
     // Dropped after the process is killed.
     _scratch: Option<Scratch>,
-    // Removed after the process is killed (fields drop after `drop`).
-    _cgroup: Option<MemoryCgroup>,
+    /// Removed after the process is killed (fields drop after `drop`).
+    cgroup: Option<MemoryCgroup>,
 }
 
 const STDERR_TAIL: usize = 4096;
@@ -298,7 +298,7 @@ impl Worker {
             reply_limit: limits.wall + Duration::from_secs(30),
             sandbox: String::new(),
             _scratch: scratch,
-            _cgroup: cgroup.ok(),
+            cgroup: cgroup.ok(),
         };
         worker.send(init.as_bytes())?;
         let ready = worker.receive(Duration::from_secs(60))?;
@@ -306,7 +306,7 @@ impl Worker {
             Ok(r) => r,
             Err(_) => return Err(worker.failure("the harness did not start")),
         };
-        let memory = match &worker._cgroup {
+        let memory = match &worker.cgroup {
             Some(cg) => cg.describe.clone(),
             None => "memory: per process only (no cgroup here)".to_string(),
         };
