@@ -130,3 +130,22 @@ fn a_stale_recording_grades_unknown_cases_as_not_recorded() {
     assert_eq!(ok.failure.as_ref().unwrap().reason, "not recorded");
     assert_eq!(s.points, 3.5);
 }
+
+/// A spooled run (case grades on disk, summaries in memory) gives back
+/// exactly the submissions it was made from, for either audience.
+#[test]
+fn a_spooled_run_reads_back_every_case_grade() {
+    let run = support::run();
+    let spooled = run.clone().spooled().expect("spool");
+    assert!(spooled
+        .submissions
+        .iter()
+        .all(|s| s.checkpoints.iter().all(|c| c.cases.is_empty())));
+    for audience in [Audience::Instructor, Audience::Student] {
+        let want = run.for_audience(audience);
+        let got = spooled.view(audience);
+        let full: Vec<_> = got.full().map(|s| s.into_owned()).collect();
+        assert_eq!(full, want.submissions, "{audience:?}");
+    }
+    assert_eq!(spooled.details.error(), None);
+}

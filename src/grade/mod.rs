@@ -4,10 +4,12 @@
 //! [`grade_recordings`] turns every submission's recording into a
 //! [`GradeRun`], the one in-memory result every report is rendered from.
 
+mod details;
 pub mod feedback;
 mod run;
 pub mod verdict;
 
+pub use details::Details;
 pub use run::{
     expected_outcomes, grade_recordings, hidden_reason, Audience, CaseGrade, CaseInfo,
     CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, MatcherInfo,

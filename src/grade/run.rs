@@ -63,6 +63,10 @@ pub struct GradeRun {
     /// `Some` when the run holds only some shards of a whole run (`grade
     /// --shard K/N`, or `merge --allow-partial`): every report says so.
     pub shards: Option<Shards>,
+    /// Where the case grades are: in `submissions` (the default), or, for a
+    /// large run, spooled to disk with `submissions` holding summaries (no
+    /// `cases`). Reports read case grades through [`GradeRun::full`].
+    pub details: super::details::Details,
 }
 
 /// Which `--shard K/N` slices of a whole run a run holds.
@@ -194,6 +198,32 @@ pub struct SubmissionGrade {
 }
 
 impl SubmissionGrade {
+    /// Drops what `audience` may not see: for students, integrity findings,
+    /// where cases are written, and a failed hidden case's call, values and
+    /// detailed reason (it keeps its id, tags and a value-free reason).
+    pub fn show_to(&mut self, audience: Audience) {
+        if audience != Audience::Student {
+            return;
+        }
+        self.integrity.clear();
+        for case in self.checkpoints.iter_mut().flat_map(|c| c.cases.iter_mut()) {
+            let hidden = case.visibility == Visibility::Hidden;
+            let Some(f) = case.failure.as_mut() else {
+                continue;
+            };
+            f.source = None;
+            if hidden {
+                f.reason = hidden_reason(&f.brief);
+                f.call = None;
+                f.bindings = Vec::new();
+                f.expected = None;
+                f.got = None;
+                f.diff = None;
+                f.matchers.clear();
+            }
+        }
+    }
+
     /// The total as a percentage of the maximum (100 when the maximum is 0).
     pub fn percent(&self) -> f64 {
         if self.max_points > 0.0 {
@@ -273,7 +303,7 @@ pub struct CaseGrade {
 }
 
 /// Why a case failed and what to show about it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// Plain words, e.g. `expected ValueError, got return {...}`.
     pub reason: String,
@@ -353,6 +383,7 @@ pub fn grade_recordings(
         audience: Audience::Instructor,
         submissions,
         shards: None,
+        details: Default::default(),
     }
 }
 
@@ -549,35 +580,39 @@ impl GradeRun {
         }
         let mut run = self.clone();
         run.audience = audience;
-        if audience == Audience::Student {
-            // Integrity findings are for course staff.
-            for s in &mut run.submissions {
-                s.integrity.clear();
-            }
-            for case in run
-                .submissions
-                .iter_mut()
-                .flat_map(|s| s.checkpoints.iter_mut())
-                .flat_map(|c| c.cases.iter_mut())
-            {
-                let hidden = case.visibility == Visibility::Hidden;
-                let Some(f) = case.failure.as_mut() else {
-                    continue;
-                };
-                // Where a case is written is for course staff, who have the files.
-                f.source = None;
-                if hidden {
-                    f.reason = hidden_reason(&f.brief);
-                    f.call = None;
-                    f.bindings = Vec::new();
-                    f.expected = None;
-                    f.got = None;
-                    f.diff = None;
-                    f.matchers.clear();
-                }
-            }
+        // (A spooled run's summaries have no cases: `full` shows those.)
+        for s in &mut run.submissions {
+            s.show_to(audience);
         }
         Cow::Owned(run)
+    }
+
+    /// Every submission with its case grades, in order, as the run's
+    /// audience may see them. What needs case grades loops over this (a
+    /// spooled run reads them back one submission at a time); what needs
+    /// only scores reads `submissions`.
+    pub fn full(&self) -> impl Iterator<Item = Cow<'_, SubmissionGrade>> + '_ {
+        self.submissions.iter().map(|s| self.full_one(s))
+    }
+
+    /// This run with its case grades spooled to disk (what a large run
+    /// does as it grades; tests check every report reads the same from both).
+    pub fn spooled(mut self) -> std::io::Result<GradeRun> {
+        let details = super::details::Details::spooled()?;
+        self.submissions = std::mem::take(&mut self.submissions)
+            .into_iter()
+            .map(|s| details.keep(s))
+            .collect();
+        self.details = details;
+        Ok(self)
+    }
+
+    /// One of `submissions` with its case grades (see [`GradeRun::full`]).
+    pub fn full_one<'a>(&'a self, s: &'a SubmissionGrade) -> Cow<'a, SubmissionGrade> {
+        match &self.details.0 {
+            None => Cow::Borrowed(s),
+            Some(spool) => Cow::Owned(spool.fill(&self.corpus, s, self.audience)),
+        }
     }
 
     /// Submissions below `percent` of their maximum, or in error.

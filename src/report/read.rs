@@ -55,6 +55,7 @@ pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
         audience: report.audience,
         submissions,
         shards: report.shards,
+        details: Default::default(),
     })
 }
 
