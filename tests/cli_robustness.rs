@@ -432,18 +432,35 @@ fn a_recording_committed_in_the_students_own_folder_is_never_reused() {
     write(&model_dir.join("main.py"), model_source().as_bytes());
     let model_work = dir.path().join("model-work");
     assert_eq!(grade(&model_dir, &model_work, &[]).status.code(), Some(0));
-    let perfect = fs::read_to_string(model_work.join("recordings/model.json")).unwrap();
+    // The model's stored outcomes, forged for a wrong source.
+    use autograder::record::case_store::{read_store_file, store_path, write_store};
+    let stored = walkdir::WalkDir::new(model_work.join("store"))
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_type().is_file())
+        .expect("grade stored the model's outcomes");
+    let mut forged = read_store_file(stored.path()).expect("the store reads back");
+    assert_eq!(forged.source_sha256, sha256_hex(model_source().as_bytes()));
 
     let stu = dir.path().join("stu");
     let wrong = b"def parse_contract_json(text):\n    return {}\n";
     write(&stu.join("main.py"), wrong);
-    let mut forged: Value = serde_json::from_str(&perfect).unwrap();
-    forged["submission"] = "stu".into();
-    forged["source_sha256"] = sha256_hex(wrong).into();
-    write(
-        &stu.join(".autograder/recordings/stu.json"),
-        forged.to_string().as_bytes(),
+    forged.source_sha256 = sha256_hex(wrong);
+    let forged_path = store_path(
+        &stu.join(".autograder"),
+        &forged.source_sha256,
+        &forged.made,
     );
+    write_store(&forged_path, &forged).unwrap();
+    // (Outside the student's folder, the same file would be used.)
+    let elsewhere = dir.path().join("elsewhere");
+    write_store(
+        &store_path(&elsewhere, &forged.source_sha256, &forged.made),
+        &forged,
+    )
+    .unwrap();
+    let reused = grade(&stu, &elsewhere, &["--fail-under", "100"]);
+    assert_eq!(reused.status.code(), Some(0), "{reused:?}");
     let json = dir.path().join("report.json");
     let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
         .current_dir(&stu)

@@ -63,8 +63,33 @@ fn discover_finds_nested_submissions_sorted_skips_hidden_and_reports_unusable_fo
     ));
 }
 
+/// The one store file under `work` (the submissions recorded there share a source).
+fn store_file(work: &Path) -> std::path::PathBuf {
+    let files: Vec<_> = walkdir::WalkDir::new(work.join("store"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// Replaces every stored outcome with `returned {'echo': 'MARK'}`: a reuse
+/// keeps the mark, a new recording does not.
+fn mark(work: &Path) {
+    use autograder::record::case_store::{outcome_text, read_store_file, write_store};
+    let path = store_file(work);
+    let mut store = read_store_file(&path).unwrap();
+    let marked = outcome_text(&echo("MARK"));
+    for (_, text) in &mut store.outcomes {
+        *text = marked.clone();
+    }
+    write_store(&path, &store).unwrap();
+}
+
 #[test]
-fn a_recording_is_reused_until_source_changes_and_no_cache_redoes_it() {
+fn stored_outcomes_are_reused_until_source_changes_and_no_cache_redoes_them() {
     let root = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     write(&root.path().join("s/main.py"), ECHO);
@@ -75,18 +100,27 @@ fn a_recording_is_reused_until_source_changes_and_no_cache_redoes_it() {
     let first = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
     let rec = recording(&first, "s").clone();
     assert_eq!(outcome(&rec, "parse_contract_json/a"), &echo("a"));
-    // Mark the stored file: a reuse keeps the mark, a new recording does not.
-    let path = recording_path(work.path(), "s");
-    let mut marked = rec.clone();
-    marked.output = "MARK".into();
-    autograder::record::write_recording(&path, &marked).unwrap();
+    // The JSON recording is written too, as the interchange format.
+    assert_eq!(
+        read_recording(&recording_path(work.path(), "s"))
+            .unwrap()
+            .outcomes,
+        rec.outcomes
+    );
+    mark(work.path());
     let again = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    assert_eq!(recording(&again, "s").output, "MARK");
+    assert_eq!(
+        outcome(recording(&again, "s"), "parse_contract_json/a"),
+        &echo("MARK")
+    );
     opts.use_cache = false;
     let fresh = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    assert_eq!(recording(&fresh, "s").output, "");
+    assert_eq!(
+        outcome(recording(&fresh, "s"), "parse_contract_json/a"),
+        &echo("a")
+    );
     // A changed source is recorded again even with the cache on.
-    autograder::record::write_recording(&path, &marked).unwrap();
+    mark(work.path());
     write(
         &root.path().join("s/main.py"),
         "def parse_contract_json(text):\n    return [text]\n",
@@ -94,7 +128,6 @@ fn a_recording_is_reused_until_source_changes_and_no_cache_redoes_it() {
     opts.use_cache = true;
     let changed = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
     let rec = recording(&changed, "s");
-    assert_eq!(rec.output, "");
     assert!(
         matches!(outcome(rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value.to_json().unwrap() == serde_json::json!(["b"]))
     );

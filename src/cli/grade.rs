@@ -8,7 +8,7 @@ use super::record::{
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
-use crate::record::{self, format::Recording, RecordOptions};
+use crate::record::{self, RecordOptions};
 use crate::report;
 use anyhow::{bail, Context};
 use std::path::PathBuf;
@@ -121,8 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         whole_run,
     } = submissions(&args)?;
     check_work_dir_for(&submissions, &args.work_dir)?;
-    let recordings = record(&corpus, &args, &submissions)?;
-    let mut run = pool.install(|| grade::grade_recordings(&corpus, &expected, recordings));
+    let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
     run.shards = args.shard.map(|shard| grade::Shards {
         held: vec![shard.k],
         of: shard.n,
@@ -236,16 +235,16 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     })
 }
 
-/// Each submission's id and its recording, or why it has none.
-type Recordings = Vec<(String, Result<Recording, String>)>;
-
-/// Records (or reuses the cached recording of) each submission; fails, and
-/// no report is written, when the grader cannot record here.
-fn record(
+/// Records (or reads from the store) each submission and grades it as soon
+/// as its outcomes are known, keeping only its summary in memory (its case
+/// grades are spooled to disk for the reports); fails, and no report is
+/// written, when the grader cannot record here.
+fn record_and_grade(
     corpus: &Corpus,
+    expected: &[crate::value::Outcome],
     args: &Options,
     submissions: &[record::Submission],
-) -> anyhow::Result<Recordings> {
+) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),
@@ -255,10 +254,40 @@ fn record(
     };
     let tuning = args.sandbox.tuning();
     let env = settle_environment(submissions, &tuning)?;
-    Ok(
-        record::record_in(corpus, submissions, &opts, &tuning, env.as_ref())?
-            .into_iter()
-            .map(|r| (r.id, r.result.map_err(|e| e.to_string())))
-            .collect(),
-    )
+    let keys = record::case_store::case_keys(corpus);
+    let grader = grade::Grader::new(corpus, expected);
+    // (In memory until every report reads spooled case grades.)
+    let details = grade::Details::default();
+    let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
+        std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
+    record::record_each(
+        corpus,
+        &keys,
+        submissions,
+        &opts,
+        &tuning,
+        env.as_ref(),
+        &|index, delivered| {
+            let id = submissions[index].id.clone();
+            let grade = match delivered {
+                Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
+                Err(e) => grader.error(id, e.to_string()),
+            };
+            if let Ok(mut graded) = graded.lock() {
+                graded[index] = Some(grade);
+            }
+        },
+    )?;
+    let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
+    let submissions = submissions
+        .iter()
+        .zip(graded)
+        .map(|(sub, grade)| {
+            grade.unwrap_or_else(|| grader.error(sub.id.clone(), "not graded".into()))
+        })
+        .collect();
+    if let Some(e) = details.error() {
+        bail!("{e}");
+    }
+    Ok(grader.run(submissions, details))
 }

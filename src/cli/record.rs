@@ -96,25 +96,45 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let tuning = args.sandbox.tuning();
     let env = settle_environment(&submissions, &tuning)?;
-    let results = record::record_in(&corpus, &submissions, &opts, &tuning, env.as_ref())?;
-    let width = results
+    // One line per submission, printed in order once all are recorded
+    // (the recordings themselves are on disk, not held).
+    let lines: std::sync::Mutex<Vec<Option<String>>> =
+        std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
+    let width = submissions
         .iter()
-        .map(|r| r.id.chars().count())
+        .map(|s| s.id.chars().count())
         .max()
         .unwrap_or(0);
+    record::record_recordings(
+        &corpus,
+        &submissions,
+        &opts,
+        &tuning,
+        env.as_ref(),
+        &|i, result| {
+            let id = &submissions[i].id;
+            let line = match &result {
+                Ok(rec) if rec.corpus_fingerprint != corpus.fingerprint => format!(
+                    "{id:width$}  {} — answers another version of the corpus",
+                    summary(rec)
+                ),
+                Ok(rec) => format!("{id:width$}  {}", summary(rec)),
+                Err(e) => format!("{id:width$}  not recorded: {e}"),
+            };
+            if let Ok(mut lines) = lines.lock() {
+                lines[i] = Some(line);
+            }
+        },
+    )?;
     // A closed stdout (`| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
-    for r in &results {
-        let _ = match &r.result {
-            Ok(rec) if rec.corpus_fingerprint != corpus.fingerprint => writeln!(
-                out,
-                "{:width$}  {} — answers another version of the corpus",
-                r.id,
-                summary(rec)
-            ),
-            Ok(rec) => writeln!(out, "{:width$}  {}", r.id, summary(rec)),
-            Err(e) => writeln!(out, "{:width$}  not recorded: {e}", r.id),
-        };
+    for line in lines
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+    {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(
         out,

@@ -35,6 +35,33 @@ impl Details {
         Ok(Details(Some(Arc::new(Spool::new()?))))
     }
 
+    /// Keeps a submission's case grades given as its summary (no `cases`)
+    /// and the cases that are not a plain pass (`kept`): in memory, it
+    /// returns the submission with every case; spooled, the summary.
+    pub(crate) fn keep_parts(
+        &self,
+        corpus: &CorpusInfo,
+        mut summary: SubmissionGrade,
+        kept: super::run::Kept,
+    ) -> SubmissionGrade {
+        match &self.0 {
+            Some(spool) => {
+                spool.write(&summary.id, &Spooled { checkpoints: kept });
+            }
+            None => {
+                for ((cp, info), kept) in summary
+                    .checkpoints
+                    .iter_mut()
+                    .zip(&corpus.checkpoints)
+                    .zip(kept)
+                {
+                    cp.cases = cases_of(info, kept);
+                }
+            }
+        }
+        summary
+    }
+
     /// Keeps `full`'s case grades: spooled, it returns the summary (every
     /// checkpoint's `cases` emptied) and writes the cases to the spool.
     pub fn keep(&self, full: SubmissionGrade) -> SubmissionGrade {
@@ -100,10 +127,14 @@ impl Spool {
                 })
                 .collect(),
         };
-        if let Err(e) = self.append(&full.id, &spooled) {
-            self.fail(format!("cannot spool the case grades of {}: {e}", full.id));
-        }
+        self.write(&full.id, &spooled);
         full
+    }
+
+    fn write(&self, id: &str, spooled: &Spooled) {
+        if let Err(e) = self.append(id, spooled) {
+            self.fail(format!("cannot spool the case grades of {id}: {e}"));
+        }
     }
 
     fn append(&self, id: &str, spooled: &Spooled) -> std::io::Result<()> {

@@ -12,7 +12,7 @@ pub mod verdict;
 pub use details::Details;
 pub use run::{
     expected_outcomes, grade_recordings, hidden_reason, Audience, CaseGrade, CaseInfo,
-    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, MatcherInfo,
-    RecordingInfo, Shards, Status, SubmissionGrade,
+    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, Grader,
+    MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
 };
 pub use verdict::{judge, value_matches, Verdict};

@@ -1,7 +1,8 @@
 //! The graded result of a whole run, and how it is computed.
 
 use super::{feedback, verdict::judge};
-use crate::corpus::{Case, Corpus, Visibility};
+use crate::corpus::{Corpus, Visibility};
+use crate::record::case_store::Outcomes;
 use crate::record::format::Recording;
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
@@ -363,28 +364,205 @@ pub fn expected_outcomes(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
 /// Grades every submission: `recordings` holds each submission's id and its
 /// recording, or why it could not be had (graded as status `error`).
 /// `expected` is [`expected_outcomes`] of `corpus`. Runs in parallel on the
-/// current rayon pool; the result is sorted by submission id.
+/// current rayon pool; the result is sorted by submission id, with its case
+/// grades in memory (see [`Grader`] for a run of any size).
 pub fn grade_recordings(
     corpus: &Corpus,
     expected: &[Outcome],
     recordings: Vec<(String, Result<Recording, String>)>,
 ) -> GradeRun {
-    let info = corpus_info(corpus);
-    let mut submissions: Vec<SubmissionGrade> = recordings
+    let grader = Grader::new(corpus, expected);
+    let details = super::Details::default();
+    let submissions: Vec<SubmissionGrade> = recordings
         .into_par_iter()
         .map(|(id, rec)| match rec {
-            Ok(rec) => grade_one(corpus, &info, expected, id, &rec),
-            Err(why) => error_grade(&info, id, why),
+            Ok(rec) => grader.grade(id, &Outcomes::of_recording(corpus, rec), &details),
+            Err(why) => grader.error(id, why),
         })
         .collect();
-    submissions.sort_by(|a, b| a.id.cmp(&b.id));
-    GradeRun {
-        corpus: info,
-        audience: Audience::Instructor,
-        submissions,
-        shards: None,
-        details: Default::default(),
+    grader.run(submissions, details)
+}
+
+/// Case grades that are not a plain pass, per checkpoint (course order):
+/// `(index in its case list, seconds, failure)`.
+pub(crate) type Kept = Vec<Vec<(u32, f64, Option<Failure>)>>;
+
+/// An outcome text judged, with what it got: a timeout's seconds, the
+/// failure when it failed.
+type Judged = (Box<str>, f64, Option<Failure>);
+
+/// How many different outcomes of one case [`Grader`] remembers.
+const MEMO_PER_CASE: usize = 8;
+
+/// Grades submissions one at a time against one corpus: what every
+/// submission needs (the course as reports describe it, the reference
+/// outcomes, where each case goes) is made once, and the outcomes already
+/// judged are remembered per case, so that the thousandth submission
+/// returning the same value as the first is graded by comparing text.
+pub struct Grader<'a> {
+    corpus: &'a Corpus,
+    expected: &'a [Outcome],
+    info: CorpusInfo,
+    /// Per corpus case: (checkpoint index, index in its case list).
+    place: Vec<Option<(usize, u32)>>,
+    /// Per corpus case: outcome texts judged, with what they got (a
+    /// timeout's seconds, the failure).
+    memo: Vec<std::sync::RwLock<Vec<Judged>>>,
+}
+
+impl<'a> Grader<'a> {
+    /// `expected` is [`expected_outcomes`] of `corpus`.
+    pub fn new(corpus: &'a Corpus, expected: &'a [Outcome]) -> Grader<'a> {
+        let info = corpus_info(corpus);
+        let index: HashMap<&str, usize> = info
+            .checkpoints
+            .iter()
+            .enumerate()
+            .map(|(i, cp)| (cp.id.as_str(), i))
+            .collect();
+        let mut next = vec![0u32; info.checkpoints.len()];
+        let place = corpus
+            .cases
+            .iter()
+            .map(|case| {
+                let &cp = index.get(case.checkpoint.as_str())?;
+                next[cp] += 1;
+                Some((cp, next[cp] - 1))
+            })
+            .collect();
+        Grader {
+            corpus,
+            expected,
+            place,
+            memo: corpus.cases.iter().map(|_| Default::default()).collect(),
+            info,
+        }
     }
+
+    /// The course as reports describe it.
+    pub fn info(&self) -> &CorpusInfo {
+        &self.info
+    }
+
+    /// The run made of `submissions` (sorted here by id), whose case grades
+    /// `details` kept.
+    pub fn run(&self, mut submissions: Vec<SubmissionGrade>, details: super::Details) -> GradeRun {
+        submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        GradeRun {
+            corpus: self.info.clone(),
+            audience: Audience::Instructor,
+            submissions,
+            shards: None,
+            details,
+        }
+    }
+
+    /// A submission that could not be graded (`why`).
+    pub fn error(&self, id: String, why: String) -> SubmissionGrade {
+        error_grade(&self.info, id, why)
+    }
+
+    /// Grades one submission's outcomes; `details` keeps its case grades
+    /// (the returned grade is a summary when it spools them).
+    pub fn grade(
+        &self,
+        id: String,
+        outcomes: &Outcomes,
+        details: &super::Details,
+    ) -> SubmissionGrade {
+        let mut kept: Kept = self.info.checkpoints.iter().map(|_| Vec::new()).collect();
+        for (i, place) in self.place.iter().enumerate() {
+            let Some((cp, k)) = *place else { continue };
+            let (seconds, failure) = self.case(i, outcomes.get(i));
+            if seconds != 0.0 || failure.is_some() {
+                kept[cp].push((k, seconds, failure));
+            }
+        }
+        let checkpoints: Vec<CheckpointGrade> = self
+            .info
+            .checkpoints
+            .iter()
+            .zip(&kept)
+            .map(|(cp, kept)| score_checkpoint(cp, kept))
+            .collect();
+        let summary = SubmissionGrade {
+            id,
+            status: Status::Graded,
+            error: None,
+            points: checkpoints.iter().map(|c| c.points).sum(),
+            max_points: max_points(&self.info),
+            checkpoints,
+            recording: Some(RecordingInfo {
+                harness: outcomes.harness.clone(),
+                isolation: outcomes.isolation.clone(),
+                python: outcomes.python.clone(),
+                sandbox: outcomes.sandbox.clone(),
+                source_sha256: outcomes.source_sha256.clone(),
+                stale: outcomes.stale,
+            }),
+            integrity: outcomes.integrity.clone(),
+        };
+        details.keep_parts(&self.info, summary, kept)
+    }
+
+    /// Case `i` given its outcome text: (seconds, failure when it failed).
+    fn case(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
+        let Some(text) = text else {
+            return self.judge(i, None);
+        };
+        if let Ok(memo) = self.memo[i].read() {
+            if let Some((_, seconds, failure)) = memo.iter().find(|(t, _, _)| &**t == text) {
+                return (*seconds, failure.clone());
+            }
+        }
+        let judged = self.judge(i, Some(text));
+        if let Ok(mut memo) = self.memo[i].write() {
+            if memo.len() < MEMO_PER_CASE && !memo.iter().any(|(t, _, _)| &**t == text) {
+                memo.push((text.into(), judged.0, judged.1.clone()));
+            }
+        }
+        judged
+    }
+
+    fn judge(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
+        let (case, want) = (&self.corpus.cases[i], &self.expected[i]);
+        let recorded = text.map(parse_outcome);
+        let verdict = match &recorded {
+            None => judge(want, None),
+            Some(Ok(outcome)) => judge(want, Some(outcome)),
+            Some(Err(why)) => super::Verdict::fail(
+                format!("the recorded outcome is unreadable: {why}"),
+                "unreadable outcome",
+            ),
+        };
+        let seconds = match recorded {
+            Some(Ok(crate::record::format::CaseOutcome::Timeout { seconds, .. }))
+                if seconds.is_finite() =>
+            {
+                seconds.max(0.0)
+            }
+            _ => 0.0,
+        };
+        let failure = (!verdict.passed).then(|| feedback::failure(case, want, &verdict));
+        (seconds, failure)
+    }
+}
+
+/// An outcome from its compact JSON text (as the store and
+/// [`Outcomes`] keep it).
+fn parse_outcome(text: &str) -> Result<crate::record::format::CaseOutcome, String> {
+    use serde::Deserialize;
+    if crate::record::caps::json_shape(text.as_bytes()).0
+        > crate::record::caps::MAX_VALUE_NESTING + 2
+    {
+        return Err("nested too deep".into());
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let outcome =
+        crate::record::format::CaseOutcome::deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(outcome)
 }
 
 fn corpus_info(corpus: &Corpus) -> CorpusInfo {
@@ -456,87 +634,19 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
     }
 }
 
-fn grade_one(
-    corpus: &Corpus,
-    info: &CorpusInfo,
-    expected: &[Outcome],
-    id: String,
-    rec: &Recording,
-) -> SubmissionGrade {
-    // Each case graded once and moved to its checkpoint (corpus order kept):
-    // this runs for every submission, so no per-checkpoint scans or clones.
-    let index: HashMap<&str, usize> = info
-        .checkpoints
+/// A checkpoint's score from its case grades that are not a plain pass:
+/// passed weight over total weight, points scaled by it. Its `cases` are
+/// left empty (see [`super::Details::keep_parts`]).
+fn score_checkpoint(cp: &CheckpointInfo, kept: &[(u32, f64, Option<Failure>)]) -> CheckpointGrade {
+    let weight_total: u64 = cp.case_list.iter().map(|c| u64::from(c.weight)).sum();
+    let failed_weight: u64 = kept
         .iter()
-        .enumerate()
-        .map(|(i, cp)| (cp.id.as_str(), i))
-        .collect();
-    let mut by_checkpoint: Vec<Vec<CaseGrade>> = info
-        .checkpoints
-        .iter()
-        .map(|cp| Vec::with_capacity(cp.cases))
-        .collect();
-    for (case, want) in corpus.cases.iter().zip(expected) {
-        if let Some(&i) = index.get(case.checkpoint.as_str()) {
-            by_checkpoint[i].push(grade_case(case, want, rec));
-        }
-    }
-    let checkpoints: Vec<CheckpointGrade> = info
-        .checkpoints
-        .iter()
-        .zip(by_checkpoint)
-        .map(|(cp, cases)| score_checkpoint(cp, cases))
-        .collect();
-    SubmissionGrade {
-        id,
-        status: Status::Graded,
-        error: None,
-        points: checkpoints.iter().map(|c| c.points).sum(),
-        max_points: max_points(info),
-        checkpoints,
-        recording: Some(RecordingInfo {
-            harness: rec.harness.clone(),
-            isolation: rec.isolation.clone(),
-            python: rec.python.clone(),
-            sandbox: rec.sandbox.clone(),
-            source_sha256: rec.source_sha256.clone(),
-            stale: rec.corpus_fingerprint != corpus.fingerprint,
-        }),
-        integrity: rec.integrity.clone(),
-    }
-}
-
-fn grade_case(case: &Case, want: &Outcome, rec: &Recording) -> CaseGrade {
-    let recorded = rec.outcomes.get(&case.id);
-    let verdict = judge(want, recorded);
-    let seconds = match recorded {
-        Some(crate::record::format::CaseOutcome::Timeout { seconds, .. })
-            if seconds.is_finite() =>
-        {
-            seconds.max(0.0)
-        }
-        _ => 0.0,
-    };
-    CaseGrade {
-        case: case.name.clone(),
-        id: case.id.clone(),
-        tags: case.tags.clone(),
-        visibility: case.visibility,
-        weight: case.weight,
-        passed: verdict.passed,
-        seconds,
-        failure: (!verdict.passed).then(|| feedback::failure(case, want, &verdict)),
-    }
-}
-
-/// A checkpoint's score: passed weight over total weight, points scaled by it.
-fn score_checkpoint(cp: &CheckpointInfo, cases: Vec<CaseGrade>) -> CheckpointGrade {
-    let weight_total: u64 = cases.iter().map(|c| u64::from(c.weight)).sum();
-    let weight_passed: u64 = cases
-        .iter()
-        .filter(|c| c.passed)
+        .filter(|(_, _, f)| f.is_some())
+        .filter_map(|(k, _, _)| cp.case_list.get(*k as usize))
         .map(|c| u64::from(c.weight))
         .sum();
+    let cases_failed = kept.iter().filter(|(_, _, f)| f.is_some()).count();
+    let weight_passed = weight_total - failed_weight;
     let score = if weight_total == 0 {
         1.0
     } else {
@@ -548,12 +658,12 @@ fn score_checkpoint(cp: &CheckpointInfo, cases: Vec<CaseGrade>) -> CheckpointGra
         score,
         points: cp.points * score,
         max_points: cp.points,
-        passed: cases.iter().all(|c| c.passed),
-        cases_passed: cases.iter().filter(|c| c.passed).count(),
-        cases_total: cases.len(),
+        passed: cases_failed == 0,
+        cases_passed: cp.case_list.len() - cases_failed,
+        cases_total: cp.case_list.len(),
         weight_passed,
         weight_total,
-        cases,
+        cases: Vec::new(),
     }
 }
 

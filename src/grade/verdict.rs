@@ -40,7 +40,7 @@ impl Verdict {
         }
     }
 
-    fn fail(reason: String, brief: impl Into<String>) -> Verdict {
+    pub(crate) fn fail(reason: String, brief: impl Into<String>) -> Verdict {
         Verdict {
             passed: false,
             reason: Some(reason),

@@ -7,6 +7,7 @@
 //! by index, so the output does not depend on `jobs`.
 
 pub mod caps;
+pub mod case_store;
 mod cgroup;
 mod discover;
 pub mod format;
@@ -19,8 +20,8 @@ pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
 
 use crate::corpus::Corpus;
-use crate::integrity;
-use format::{Recording, RECORDING_FORMAT};
+use case_store::{CaseKey, Made, Outcomes, StoreFile};
+use format::Recording;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -225,12 +226,17 @@ pub fn record_all(
     record_all_with(corpus, submissions, opts, &Tuning::default())
 }
 
+/// What becomes of one submission: its outcomes (and what its code
+/// printed, when it ran here), or why it has none.
+pub type Delivered = Result<(Outcomes, Option<String>), RecordError>;
+
 /// A submission waiting for the sandbox.
 struct Job {
     index: usize,
     id: String,
-    source: Vec<u8>,
-    sha256: String,
+    path: PathBuf,
+    /// The corpus indices its store lacks (`None`: every case).
+    missing: Option<Vec<usize>>,
 }
 
 /// [`record_all`] with explicit [`Tuning`].
@@ -248,7 +254,8 @@ pub fn record_all_with(
 }
 
 /// [`record_all_with`] in an environment already settled (`None` when no
-/// submission runs here).
+/// submission runs here): every submission's recording, in input order
+/// (see [`record_recordings`]).
 pub fn record_in(
     corpus: &Corpus,
     submissions: &[Submission],
@@ -256,49 +263,17 @@ pub fn record_in(
     tuning: &Tuning,
     env: Option<&Environment>,
 ) -> Result<Vec<SubmissionRecording>, RecordError> {
-    let mut results: Vec<Option<Result<Recording, RecordError>>> =
-        submissions.iter().map(|_| None).collect();
-    let mut jobs = Vec::new();
-    for (index, sub) in submissions.iter().enumerate() {
-        match &sub.source {
-            SubmissionSource::Recording(path) => results[index] = Some(read_recording(path)),
-            SubmissionSource::Unusable(why) => {
-                results[index] = Some(Err(RecordError::Unusable(why.clone())))
-            }
-            SubmissionSource::MainPy(path) => match read_source(path) {
-                Err(e) => results[index] = Some(Err(e)),
-                Ok(source) => {
-                    let sha256 = hex::encode(Sha256::digest(&source));
-                    let env = env.ok_or_else(|| {
-                        RecordError::Setup("no interpreter or sandbox was settled".into())
-                    })?;
-                    if opts.use_cache {
-                        if let Some(mut rec) = cached(opts, corpus, sub, &sha256, env) {
-                            // The scan of this grader, not the one that stored it.
-                            rec.integrity = integrity::with_static_scan(&rec.integrity, &source);
-                            results[index] = Some(Ok(rec));
-                            continue;
-                        }
-                    }
-                    jobs.push(Job {
-                        index,
-                        id: sub.id.clone(),
-                        source,
-                        sha256,
-                    });
-                }
-            },
+    let slots: Mutex<Vec<Option<Result<Recording, RecordError>>>> =
+        Mutex::new(submissions.iter().map(|_| None).collect());
+    record_recordings(corpus, submissions, opts, tuning, env, &|index, result| {
+        if let Ok(mut slots) = slots.lock() {
+            slots[index] = Some(result);
         }
-    }
-    if let (false, Some(env)) = (jobs.is_empty(), env) {
-        let done = run_jobs(corpus, &jobs, opts, tuning, env)?;
-        for (job, result) in jobs.iter().zip(done) {
-            results[job.index] = Some(result);
-        }
-    }
+    })?;
+    let slots = slots.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(submissions
         .iter()
-        .zip(results)
+        .zip(slots)
         .map(|(sub, result)| SubmissionRecording {
             id: sub.id.clone(),
             result: result.unwrap_or_else(|| {
@@ -308,6 +283,156 @@ pub fn record_in(
             }),
         })
         .collect())
+}
+
+/// Hands each submission's recording to `each(index, ...)` as soon as it
+/// is known (see [`record_each`]), and writes every one made from `main.py`
+/// as JSON (`recordings/<id>.json` under the work dir), the interchange
+/// format; a shipped one is handed on as shipped. A recording that cannot
+/// be written fails the run (the grader's fault, not the submission's).
+pub fn record_recordings(
+    corpus: &Corpus,
+    submissions: &[Submission],
+    opts: &RecordOptions,
+    tuning: &Tuning,
+    env: Option<&Environment>,
+    each: &(dyn Fn(usize, Result<Recording, RecordError>) + Sync),
+) -> Result<(), RecordError> {
+    let keys = case_store::case_keys(corpus);
+    let unwritten: Mutex<Option<RecordError>> = Mutex::new(None);
+    record_each(
+        corpus,
+        &keys,
+        submissions,
+        opts,
+        tuning,
+        env,
+        &|index, delivered| {
+            let sub = &submissions[index];
+            let result = match &sub.source {
+                // Kept as shipped (it may answer another corpus).
+                SubmissionSource::Recording(path) => read_recording(path),
+                _ => delivered.map(|(outcomes, output)| {
+                    outcomes.to_recording(corpus, &sub.id, output.unwrap_or_default())
+                }),
+            };
+            if let (Ok(rec), SubmissionSource::MainPy(_)) = (&result, &sub.source) {
+                let path = recording_path(&opts.work_dir, &sub.id);
+                if let Err(e) = write_recording(&path, rec) {
+                    if let Ok(mut u) = unwritten.lock() {
+                        u.get_or_insert(RecordError::Store(e.to_string()));
+                    }
+                    return;
+                }
+            }
+            each(index, result);
+        },
+    )?;
+    match unwritten.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Hands every submission's outcomes to `deliver(index, ...)` as soon as
+/// they are known, from any thread, in no particular order: read from the
+/// store or a shipped recording, or recorded here (only the cases the
+/// store lacks), so a caller can grade and forget each one at once.
+/// `keys` are [`case_store::case_keys`] of `corpus`. Returns an error,
+/// and delivers no more, when the grader itself cannot record (see
+/// [`RecordError::is_grader_fault`]).
+pub fn record_each(
+    corpus: &Corpus,
+    keys: &[CaseKey],
+    submissions: &[Submission],
+    opts: &RecordOptions,
+    tuning: &Tuning,
+    env: Option<&Environment>,
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Result<(), RecordError> {
+    use rayon::prelude::*;
+    let jobs: Vec<Job> = submissions
+        .par_iter()
+        .enumerate()
+        .filter_map(|(index, sub)| {
+            let job = match &sub.source {
+                SubmissionSource::Recording(path) => {
+                    let read =
+                        read_recording(path).map(|rec| (Outcomes::of_recording(corpus, rec), None));
+                    deliver(index, read);
+                    return None;
+                }
+                SubmissionSource::Unusable(why) => {
+                    deliver(index, Err(RecordError::Unusable(why.clone())));
+                    return None;
+                }
+                SubmissionSource::MainPy(path) => Job {
+                    index,
+                    id: sub.id.clone(),
+                    path: path.clone(),
+                    missing: None,
+                },
+            };
+            let Some(env) = env else {
+                let why = "no interpreter or sandbox was settled";
+                deliver(index, Err(RecordError::Setup(why.into())));
+                return None;
+            };
+            let source = match read_source(&job.path) {
+                Ok(source) => source,
+                Err(e) => {
+                    deliver(index, Err(e));
+                    return None;
+                }
+            };
+            if !opts.use_cache || inside(&opts.work_dir, &sub.dir) {
+                return Some(job);
+            }
+            let sha256 = hex::encode(Sha256::digest(&source));
+            let made = made(env, "");
+            let path = case_store::store_path(&opts.work_dir, &sha256, &made);
+            let Some(store) = case_store::read_store(&path, &sha256, &made) else {
+                return Some(job);
+            };
+            let missing = store.missing(keys);
+            if missing.is_empty() {
+                deliver(index, Ok((Outcomes::of_store(store, keys, &source), None)));
+                return None;
+            }
+            Some(Job {
+                missing: Some(missing),
+                ..job
+            })
+        })
+        .collect();
+    match (jobs.is_empty(), env) {
+        (false, Some(env)) => run_jobs(corpus, keys, &jobs, opts, tuning, env, deliver),
+        _ => Ok(()),
+    }
+}
+
+/// Where outcomes recorded in `env` were made (`sandbox`: what the
+/// self-test found held).
+fn made(env: &Environment, sandbox: &str) -> Made {
+    Made {
+        harness: harness_version().to_string(),
+        python: env.python.version.clone(),
+        isolation: env.isolation.name().to_string(),
+        sandbox: sandbox.to_string(),
+    }
+}
+
+/// Whether the work dir is inside the submission's own folder (`grade .` in
+/// a student's repository with the default work dir): a store there is
+/// never trusted, since the student could have committed a forged one.
+fn inside(work_dir: &Path, submission_dir: &Path) -> bool {
+    match (
+        std::fs::canonicalize(work_dir),
+        std::fs::canonicalize(submission_dir),
+    ) {
+        (Ok(work), Ok(dir)) => work.starts_with(&dir),
+        _ => true,
+    }
 }
 
 fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
@@ -329,39 +454,6 @@ fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
         });
     }
     std::fs::read(path).map_err(io)
-}
-
-/// The stored recording, when it answers exactly this source, corpus,
-/// harness, interpreter and tier. Never one from inside the submission's own folder
-/// (`grade .` in a student's repository with the default work dir): the
-/// student could have committed a forged recording there.
-fn cached(
-    opts: &RecordOptions,
-    corpus: &Corpus,
-    sub: &Submission,
-    sha256: &str,
-    env: &Environment,
-) -> Option<Recording> {
-    let id = sub.id.as_str();
-    let (Ok(work), Ok(dir)) = (
-        std::fs::canonicalize(&opts.work_dir),
-        std::fs::canonicalize(&sub.dir),
-    ) else {
-        return None;
-    };
-    if work.starts_with(&dir) {
-        return None;
-    }
-    let path = recording_path(&opts.work_dir, id);
-    let rec = read_recording(&path).ok()?;
-    let fresh = rec.submission == id
-        && rec.source_sha256.as_deref() == Some(sha256)
-        && rec.corpus_fingerprint == corpus.fingerprint
-        && rec.harness == harness_version()
-        && rec.isolation == env.isolation.name()
-        && rec.python.as_deref() == Some(env.python.version.as_str())
-        && rec.outcomes.len() == corpus.cases.len();
-    fresh.then_some(rec)
 }
 
 /// The cases' inputs as the harness reads them, split by visibility: the
@@ -433,7 +525,8 @@ fn must_not_read(corpus: &Corpus) -> Vec<PathBuf> {
 /// What the workers share while recording.
 struct Shared<'a> {
     setup: Setup,
-    corpus: &'a Corpus,
+    keys: &'a [CaseKey],
+    env: &'a Environment,
     opts: &'a RecordOptions,
     prefork: bool,
     /// What the first worker's self-test found held; stored in recordings.
@@ -444,11 +537,13 @@ struct Shared<'a> {
 
 fn run_jobs(
     corpus: &Corpus,
+    keys: &[CaseKey],
     jobs: &[Job],
     opts: &RecordOptions,
     tuning: &Tuning,
     env: &Environment,
-) -> Result<Vec<Result<Recording, RecordError>>, RecordError> {
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Result<(), RecordError> {
     let wall = tuning
         .wall_limit
         .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
@@ -467,7 +562,8 @@ fn run_jobs(
             },
             inputs: case_inputs(corpus),
         },
-        corpus,
+        keys,
+        env,
         opts,
         prefork: tuning.prefork,
         sandbox: OnceLock::new(),
@@ -476,8 +572,8 @@ fn run_jobs(
     let started = Mutex::new(Some(preflight(&shared)?));
     let progress = progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Result<Recording, RecordError>>>> =
-        Mutex::new(jobs.iter().map(|_| None).collect());
+    // (input index, error) of each submission the grader failed on.
+    let aborted: Mutex<Vec<(usize, RecordError)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..worker_count(opts, jobs.len()) {
             scope.spawn(|| {
@@ -506,21 +602,17 @@ fn run_jobs(
                             }
                         }
                     };
-                    let result = match result {
-                        Err(e) if e.is_grader_fault() => {
-                            shared.abort.store(true, Ordering::SeqCst);
-                            Err(RecordError::Aborted {
-                                submission: job.id.clone(),
-                                error: Box::new(e),
-                            })
-                        }
-                        other => other,
-                    };
                     if let Some(p) = &progress {
                         p.inc();
                     }
-                    if let Ok(mut s) = slots.lock() {
-                        s[k] = Some(result);
+                    match result {
+                        Err(e) if e.is_grader_fault() => {
+                            shared.abort.store(true, Ordering::SeqCst);
+                            if let Ok(mut a) = aborted.lock() {
+                                a.push((job.index, e));
+                            }
+                        }
+                        other => deliver(job.index, other),
                     }
                 }
             });
@@ -529,20 +621,19 @@ fn run_jobs(
     if let Some(p) = progress {
         p.finish();
     }
-    let mut results: Vec<Result<Recording, RecordError>> = slots
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(RecordError::Harness("not recorded".into()))))
-        .collect();
     // The first submission (in input order) the grader failed on stops the run.
-    if let Some(pos) = results
-        .iter()
-        .position(|r| matches!(r, Err(RecordError::Aborted { .. })))
-    {
-        results.swap_remove(pos)?;
+    let aborted = aborted.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some((index, error)) = aborted.into_iter().min_by_key(|(i, _)| *i) {
+        let submission = jobs
+            .iter()
+            .find(|j| j.index == index)
+            .map_or_else(String::new, |j| j.id.clone());
+        return Err(RecordError::Aborted {
+            submission,
+            error: Box::new(error),
+        });
     }
-    Ok(results)
+    Ok(())
 }
 
 /// Starts one worker before any submission runs: a harness that does not
@@ -560,12 +651,17 @@ fn preflight(shared: &Shared) -> Result<Started, RecordError> {
 /// A started worker with the uid it runs as.
 type Started = (Option<sandbox::UidLease>, Worker);
 
+/// Records the cases `job`'s store lacks, stores them, and returns the
+/// submission's outcomes with what its code printed.
 fn record_one(
     shared: &Shared,
     lease: Option<&sandbox::UidLease>,
     worker: &mut Option<Worker>,
     job: &Job,
-) -> Result<Recording, RecordError> {
+) -> Result<(Outcomes, Option<String>), RecordError> {
+    // Read again here, so that sources are never all held at once.
+    let source = read_source(&job.path)?;
+    let sha256 = hex::encode(Sha256::digest(&source));
     if worker.as_mut().is_some_and(|w| !w.alive()) {
         *worker = None;
     }
@@ -574,36 +670,34 @@ fn record_one(
         None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let reply = w.record(&job.source, &shared.setup.inputs.hidden);
+    let reply = w.record_cases(&source, &shared.setup.inputs, job.missing.as_deref());
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
     }
     let reply = reply?;
-    let corpus = shared.corpus;
-    let rec = Recording {
-        format: RECORDING_FORMAT.to_string(),
-        submission: job.id.clone(),
-        source_sha256: Some(job.sha256.clone()),
-        corpus_fingerprint: corpus.fingerprint.clone(),
-        harness: harness_version().to_string(),
-        isolation: shared.setup.isolation.name().to_string(),
-        python: Some(shared.setup.python.version.clone()),
-        sandbox: Some(sandbox),
-        outcomes: shared
-            .setup
-            .inputs
-            .order
-            .iter()
-            .map(|&i| corpus.cases[i].id.clone())
-            .zip(reply.outcomes)
-            .collect(),
-        output: reply.output,
-        integrity: integrity::with_static_scan(&reply.integrity, &job.source),
-    };
-    write_recording(&recording_path(&shared.opts.work_dir, &job.id), &rec)
-        .map_err(|e| RecordError::Store(e.to_string()))?;
-    Ok(rec)
+    let made = made(shared.env, &sandbox);
+    let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);
+    let mut store = match &job.missing {
+        Some(_) => case_store::read_store(&path, &sha256, &made),
+        None => None,
+    }
+    .unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
+    store.made = made;
+    let output = reply.output;
+    store.add(
+        shared.keys,
+        reply.outcomes,
+        output.clone(),
+        &reply.integrity,
+        &source,
+    );
+    case_store::write_store(&path, &store)
+        .map_err(|e| RecordError::Store(format!("{}: {e}", path.display())))?;
+    Ok((
+        Outcomes::of_store(store, shared.keys, &source),
+        Some(output),
+    ))
 }
 
 /// Recording progress on stderr: a bar on a terminal, else (a CI log) a

@@ -126,7 +126,8 @@ pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordError> 
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    let mut text = serde_json::to_vec_pretty(rec).map_err(|e| io(e.into()))?;
+    // Compact: a recording is read by programs (`jq .` shows it to people).
+    let mut text = serde_json::to_vec(rec).map_err(|e| io(e.into()))?;
     text.push(b'\n');
     tmp.write_all(&text).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;

@@ -369,6 +369,36 @@ impl Worker {
         }
         parse_reply(&line, self.case_count)
     }
+
+    /// Records the cases `only` names (corpus indices; `None`: all) and
+    /// returns `(corpus index, outcome)` pairs.
+    pub fn record_cases(
+        &mut self,
+        source: &[u8],
+        inputs: &super::Inputs,
+        only: Option<&[usize]>,
+    ) -> Result<IndexedReply, RecordError> {
+        let reply = self.record(source, &inputs.hidden)?;
+        let wanted = |i: &usize| only.map_or(true, |o| o.binary_search(i).is_ok());
+        Ok(IndexedReply {
+            outcomes: inputs
+                .order
+                .iter()
+                .copied()
+                .zip(reply.outcomes)
+                .filter(|(i, _)| wanted(i))
+                .collect(),
+            output: reply.output,
+            integrity: reply.integrity,
+        })
+    }
+}
+
+/// A [`Reply`] whose outcomes say which case (corpus index) they answer.
+pub struct IndexedReply {
+    pub outcomes: Vec<(usize, CaseOutcome)>,
+    pub output: String,
+    pub integrity: Vec<crate::integrity::Finding>,
 }
 
 impl Drop for Worker {

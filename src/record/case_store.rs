@@ -1,0 +1,335 @@
+//! The recording store: outcomes kept per case, keyed by the case's content
+//! and the submission's source, so that a corpus change re-records only the
+//! cases it adds or edits, and identical sources are recorded once.
+//!
+//! One file per source and recording environment (harness, interpreter,
+//! sandbox tier): `<work dir>/store/<source sha256>-<environment>.bin`, in
+//! bincode (see [`StoreFile`]); each outcome is the compact JSON text of a
+//! [`CaseOutcome`], which grading reads as text (see
+//! [`crate::grade::Memo`]). The JSON recording (`recording.json`, see
+//! `docs/recording-format.md`) stays the format for recordings made
+//! elsewhere; this store is the grader's own cache and may change with any
+//! release (its `format` says which).
+
+use super::format::{CaseOutcome, Recording};
+use crate::corpus::{Case, Corpus};
+use crate::integrity::Finding;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The `format` of every store file this grader writes and reads.
+pub const STORE_FORMAT: &str = "autograder-store/1";
+/// Largest store file read (like a recording, it is bounded by what one
+/// submission may record).
+const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
+
+/// A case's key: what makes its call, hashed (16 bytes of sha256 over the
+/// function and the tagged JSON of its arguments). Its id, tags, weight and
+/// visibility are not in it: renaming a case does not re-record it.
+pub type CaseKey = [u8; 16];
+
+/// The key of `case` (see [`CaseKey`]).
+pub fn case_key(case: &Case) -> CaseKey {
+    use crate::value::tagged::encode;
+    let call = serde_json::json!([
+        case.checkpoint,
+        case.args.iter().map(encode).collect::<Vec<_>>(),
+        case.kwargs
+            .iter()
+            .map(|(k, v)| serde_json::json!([k, encode(v)]))
+            .collect::<Vec<_>>(),
+    ]);
+    let digest = Sha256::digest(call.to_string().as_bytes());
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
+
+/// Every case's key, in corpus order.
+pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
+    use rayon::prelude::*;
+    corpus.cases.par_iter().map(case_key).collect()
+}
+
+/// Where a recording was made: what an outcome depends on besides the
+/// source and the call.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Made {
+    pub harness: String,
+    pub python: String,
+    pub isolation: String,
+    /// What the sandbox's self-test found held.
+    pub sandbox: String,
+}
+
+impl Made {
+    /// The part of the store file's name that says where it was made (the
+    /// self-test's words are not part of it: they describe, not decide).
+    fn tag(&self) -> String {
+        let digest = Sha256::digest(
+            format!("{}\0{}\0{}", self.harness, self.python, self.isolation).as_bytes(),
+        );
+        hex::encode(&digest[..8])
+    }
+}
+
+/// One source's outcomes in one environment: the store's file format.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct StoreFile {
+    /// [`STORE_FORMAT`].
+    pub format: String,
+    pub source_sha256: String,
+    pub made: Made,
+    /// What the code printed, capped (from the last session that ran it).
+    pub output: String,
+    /// Integrity findings: the static scan's (made by `scanner`) and the
+    /// runtime ones of every session.
+    pub integrity: Vec<Finding>,
+    /// [`crate::integrity::scanner_version`] of the static findings.
+    pub scanner: String,
+    /// Sorted by key: `(case key, compact JSON of its CaseOutcome)`.
+    pub outcomes: Vec<(CaseKey, String)>,
+}
+
+impl StoreFile {
+    /// An empty store for `source_sha256` made in `made`.
+    pub fn new(source_sha256: &str, made: Made) -> StoreFile {
+        StoreFile {
+            format: STORE_FORMAT.to_string(),
+            source_sha256: source_sha256.to_string(),
+            made,
+            output: String::new(),
+            integrity: Vec::new(),
+            scanner: String::new(),
+            outcomes: Vec::new(),
+        }
+    }
+
+    /// The stored outcome text for `key`.
+    pub fn get(&self, key: &CaseKey) -> Option<&str> {
+        self.outcomes
+            .binary_search_by(|(k, _)| k.cmp(key))
+            .ok()
+            .map(|i| self.outcomes[i].1.as_str())
+    }
+
+    /// The corpus indices of the cases (by `keys`) this store has no outcome for.
+    pub fn missing(&self, keys: &[CaseKey]) -> Vec<usize> {
+        (0..keys.len())
+            .filter(|&i| self.get(&keys[i]).is_none())
+            .collect()
+    }
+
+    /// Adds what one session recorded (`(corpus index, outcome)`), keeping
+    /// only the cases of the current corpus (`keys`): a store follows its
+    /// corpus and does not grow with every edit.
+    pub fn add(
+        &mut self,
+        keys: &[CaseKey],
+        outcomes: impl IntoIterator<Item = (usize, CaseOutcome)>,
+        output: String,
+        integrity: &[Finding],
+        source: &[u8],
+    ) {
+        let mut kept: std::collections::BTreeMap<CaseKey, String> =
+            std::mem::take(&mut self.outcomes).into_iter().collect();
+        for (i, outcome) in outcomes {
+            if let Some(key) = keys.get(i) {
+                kept.insert(*key, outcome_text(&outcome));
+            }
+        }
+        let current: std::collections::HashSet<&CaseKey> = keys.iter().collect();
+        self.outcomes = kept
+            .into_iter()
+            .filter(|(k, _)| current.contains(k))
+            .collect();
+        if !output.is_empty() || self.output.is_empty() {
+            self.output = output;
+        }
+        let mut runtime = integrity.to_vec();
+        runtime.extend(
+            self.integrity
+                .iter()
+                .filter(|f| !integrity.contains(f))
+                .cloned(),
+        );
+        self.integrity = crate::integrity::with_static_scan(&runtime, source);
+        self.scanner = crate::integrity::scanner_version().to_string();
+    }
+}
+
+/// An outcome as the store and grading keep it: compact JSON.
+pub fn outcome_text(outcome: &CaseOutcome) -> String {
+    // Serializing an outcome cannot fail (no map with non-string keys).
+    serde_json::to_string(outcome).unwrap_or_else(|_| "{\"kind\":\"missing\"}".to_string())
+}
+
+/// The store file of `source_sha256` made in `made`, under `work_dir`.
+pub fn store_path(work_dir: &Path, source_sha256: &str, made: &Made) -> PathBuf {
+    let safe: String = source_sha256
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .take(64)
+        .collect();
+    work_dir
+        .join("store")
+        .join(&safe[..safe.len().min(2)])
+        .join(format!("{safe}-{}.bin", made.tag()))
+}
+
+/// Reads a store file; `None` when there is none, or it is unreadable, of
+/// another format, or for another source or environment (it is then
+/// re-recorded and overwritten).
+pub fn read_store(path: &Path, source_sha256: &str, made: &Made) -> Option<StoreFile> {
+    let store = read_store_file(path)?;
+    let sorted = store.outcomes.windows(2).all(|w| w[0].0 < w[1].0);
+    (store.format == STORE_FORMAT
+        && store.source_sha256 == source_sha256
+        && store.made.harness == made.harness
+        && store.made.python == made.python
+        && store.made.isolation == made.isolation
+        && sorted)
+        .then_some(store)
+}
+
+/// Reads a store file whatever it answers; `None` when there is none or it
+/// is unreadable.
+pub fn read_store_file(path: &Path) -> Option<StoreFile> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() > MAX_STORE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_STORE_BYTES).read_to_end(&mut bytes).ok()?;
+    codec().with_limit(MAX_STORE_BYTES).deserialize(&bytes).ok()
+}
+
+/// The store's bincode settings.
+fn codec() -> impl bincode::Options {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
+}
+
+use bincode::Options as _;
+
+/// Writes a store file atomically (a temp file in its folder, then rename).
+pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let bytes = codec().serialize(store).map_err(std::io::Error::other)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(&bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// One submission's outcomes as grading reads them: each case's outcome
+/// as compact JSON text, in corpus order, with where they were made.
+#[derive(Clone, Debug)]
+pub struct Outcomes {
+    pub harness: String,
+    pub isolation: String,
+    pub python: Option<String>,
+    pub sandbox: Option<String>,
+    pub source_sha256: Option<String>,
+    /// The outcomes answer another version of the corpus (a recording made
+    /// elsewhere): cases it does not know are "not recorded".
+    pub stale: bool,
+    pub integrity: Vec<Finding>,
+    /// The texts, each once.
+    texts: Vec<String>,
+    /// Per corpus case, its text in `texts` (`None`: not recorded).
+    by_case: Vec<Option<u32>>,
+}
+
+impl Outcomes {
+    /// Case `i`'s outcome text (corpus order).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let at = (*self.by_case.get(i)?)?;
+        self.texts.get(at as usize).map(String::as_str)
+    }
+
+    /// A recording made elsewhere (`recording.json`), for `corpus`.
+    pub fn of_recording(corpus: &Corpus, rec: Recording) -> Outcomes {
+        let mut texts = Vec::with_capacity(corpus.cases.len());
+        let by_case = corpus
+            .cases
+            .iter()
+            .map(|c| {
+                let outcome = rec.outcomes.get(&c.id)?;
+                texts.push(outcome_text(outcome));
+                Some(texts.len() as u32 - 1)
+            })
+            .collect();
+        Outcomes {
+            stale: rec.corpus_fingerprint != corpus.fingerprint,
+            harness: rec.harness,
+            isolation: rec.isolation,
+            python: rec.python,
+            sandbox: rec.sandbox,
+            source_sha256: rec.source_sha256,
+            integrity: rec.integrity,
+            texts,
+            by_case,
+        }
+    }
+
+    /// A store holding every case of the corpus (`keys`), with the static
+    /// integrity scan of the source it answers.
+    pub fn of_store(store: StoreFile, keys: &[CaseKey], source: &[u8]) -> Outcomes {
+        let integrity = if store.scanner == crate::integrity::scanner_version() {
+            store.integrity
+        } else {
+            crate::integrity::with_static_scan(&store.integrity, source)
+        };
+        let by_case = keys
+            .iter()
+            .map(|k| {
+                store
+                    .outcomes
+                    .binary_search_by(|(key, _)| key.cmp(k))
+                    .ok()
+                    .map(|i| i as u32)
+            })
+            .collect();
+        Outcomes {
+            stale: false,
+            harness: store.made.harness,
+            isolation: store.made.isolation,
+            python: Some(store.made.python),
+            sandbox: Some(store.made.sandbox),
+            integrity,
+            source_sha256: Some(store.source_sha256),
+            texts: store.outcomes.into_iter().map(|(_, t)| t).collect(),
+            by_case,
+        }
+    }
+
+    /// As a recording file (`autograder record` writes one per submission).
+    pub fn to_recording(&self, corpus: &Corpus, submission: &str, output: String) -> Recording {
+        Recording {
+            format: super::format::RECORDING_FORMAT.to_string(),
+            submission: submission.to_string(),
+            source_sha256: self.source_sha256.clone(),
+            corpus_fingerprint: corpus.fingerprint.clone(),
+            harness: self.harness.clone(),
+            isolation: self.isolation.clone(),
+            python: self.python.clone(),
+            sandbox: self.sandbox.clone(),
+            outcomes: corpus
+                .cases
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    let outcome = serde_json::from_str(self.get(i)?).ok()?;
+                    Some((c.id.clone(), outcome))
+                })
+                .collect(),
+            output,
+            integrity: self.integrity.clone(),
+        }
+    }
+}
