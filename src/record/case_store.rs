@@ -75,21 +75,82 @@ impl Made {
 }
 
 /// One source's outcomes in one environment: the store's file format.
+/// Its texts are `String`s, or `&str`s borrowed from the file's bytes when
+/// read only to grade (no allocation per case).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct StoreFile {
+pub struct StoreFile<S = String> {
     /// [`STORE_FORMAT`].
-    pub format: String,
-    pub source_sha256: String,
+    pub format: S,
+    pub source_sha256: S,
     pub made: Made,
     /// What the code printed, capped (from the last session that ran it).
-    pub output: String,
+    pub output: S,
     /// Integrity findings: the static scan's (made by `scanner`) and the
     /// runtime ones of every session.
     pub integrity: Vec<Finding>,
     /// [`crate::integrity::scanner_version`] of the static findings.
-    pub scanner: String,
+    pub scanner: S,
     /// Sorted by key: `(case key, compact JSON of its CaseOutcome)`.
-    pub outcomes: Vec<(CaseKey, String)>,
+    pub outcomes: Vec<(CaseKey, S)>,
+}
+
+impl<S: AsRef<str>> StoreFile<S> {
+    /// Whether this store answers `source_sha256` in `made`, and is sound
+    /// (its format, its keys sorted).
+    fn answers(&self, source_sha256: &str, made: &Made) -> bool {
+        self.format.as_ref() == STORE_FORMAT
+            && self.source_sha256.as_ref() == source_sha256
+            && self.made.harness == made.harness
+            && self.made.python == made.python
+            && self.made.isolation == made.isolation
+            && self.outcomes.windows(2).all(|w| w[0].0 < w[1].0)
+    }
+
+    /// The stored outcome text for `key`.
+    pub fn get(&self, key: &CaseKey) -> Option<&str> {
+        self.outcomes
+            .binary_search_by(|(k, _)| k.cmp(key))
+            .ok()
+            .map(|i| self.outcomes[i].1.as_ref())
+    }
+
+    /// The corpus indices of the cases (by `keys`) this store has no outcome for.
+    pub fn missing(&self, keys: &[CaseKey]) -> Vec<usize> {
+        (0..keys.len())
+            .filter(|&i| self.get(&keys[i]).is_none())
+            .collect()
+    }
+
+    /// The outcomes of every case (`keys`), with the static integrity scan
+    /// of `source` when the stored one was made by another scanner.
+    pub fn outcomes_for(&self, keys: &[CaseKey], source: &[u8]) -> Outcomes {
+        let integrity = if self.scanner.as_ref() == crate::integrity::scanner_version() {
+            self.integrity.clone()
+        } else {
+            crate::integrity::with_static_scan(&self.integrity, source)
+        };
+        let mut text = String::new();
+        let spans = keys
+            .iter()
+            .map(|k| {
+                let t = self.get(k)?;
+                let at = text.len() as u32;
+                text.push_str(t);
+                Some((at, t.len() as u32))
+            })
+            .collect();
+        Outcomes {
+            stale: false,
+            harness: self.made.harness.clone(),
+            isolation: self.made.isolation.clone(),
+            python: Some(self.made.python.clone()),
+            sandbox: Some(self.made.sandbox.clone()),
+            integrity,
+            source_sha256: Some(self.source_sha256.as_ref().to_string()),
+            text,
+            spans,
+        }
+    }
 }
 
 impl StoreFile {
@@ -104,21 +165,6 @@ impl StoreFile {
             scanner: String::new(),
             outcomes: Vec::new(),
         }
-    }
-
-    /// The stored outcome text for `key`.
-    pub fn get(&self, key: &CaseKey) -> Option<&str> {
-        self.outcomes
-            .binary_search_by(|(k, _)| k.cmp(key))
-            .ok()
-            .map(|i| self.outcomes[i].1.as_str())
-    }
-
-    /// The corpus indices of the cases (by `keys`) this store has no outcome for.
-    pub fn missing(&self, keys: &[CaseKey]) -> Vec<usize> {
-        (0..keys.len())
-            .filter(|&i| self.get(&keys[i]).is_none())
-            .collect()
     }
 
     /// Adds what one session recorded (`(corpus index, outcome)`), keeping
@@ -182,20 +228,38 @@ pub fn store_path(work_dir: &Path, source_sha256: &str, made: &Made) -> PathBuf 
 /// another format, or for another source or environment (it is then
 /// re-recorded and overwritten).
 pub fn read_store(path: &Path, source_sha256: &str, made: &Made) -> Option<StoreFile> {
-    let store = read_store_file(path)?;
-    let sorted = store.outcomes.windows(2).all(|w| w[0].0 < w[1].0);
-    (store.format == STORE_FORMAT
-        && store.source_sha256 == source_sha256
-        && store.made.harness == made.harness
-        && store.made.python == made.python
-        && store.made.isolation == made.isolation
-        && sorted)
-        .then_some(store)
+    read_store_file(path).filter(|s| s.answers(source_sha256, made))
 }
 
 /// Reads a store file whatever it answers; `None` when there is none or it
 /// is unreadable.
 pub fn read_store_file(path: &Path) -> Option<StoreFile> {
+    codec().deserialize(&read_bytes(path)?).ok()
+}
+
+/// What the store at `path` holds for `source` (whose hash is
+/// `source_sha256`) in `made`: every case's outcome (`keys`), or the corpus
+/// indices of the cases it lacks (every case when there is no usable store).
+pub fn load(
+    path: &Path,
+    source_sha256: &str,
+    made: &Made,
+    keys: &[CaseKey],
+    source: &[u8],
+) -> Result<Outcomes, Option<Vec<usize>>> {
+    let bytes = read_bytes(path).ok_or(None)?;
+    let store: StoreFile<&str> = codec().deserialize(&bytes).map_err(|_| None)?;
+    if !store.answers(source_sha256, made) {
+        return Err(None);
+    }
+    let outcomes = store.outcomes_for(keys, source);
+    if outcomes.spans.iter().any(Option::is_none) {
+        return Err(Some(store.missing(keys)));
+    }
+    Ok(outcomes)
+}
+
+fn read_bytes(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).ok()?;
     if file.metadata().ok()?.len() > MAX_STORE_BYTES {
@@ -203,7 +267,7 @@ pub fn read_store_file(path: &Path) -> Option<StoreFile> {
     }
     let mut bytes = Vec::new();
     file.take(MAX_STORE_BYTES).read_to_end(&mut bytes).ok()?;
-    codec().with_limit(MAX_STORE_BYTES).deserialize(&bytes).ok()
+    Some(bytes)
 }
 
 /// The store's bincode settings.
@@ -239,29 +303,30 @@ pub struct Outcomes {
     /// elsewhere): cases it does not know are "not recorded".
     pub stale: bool,
     pub integrity: Vec<Finding>,
-    /// The texts, each once.
-    texts: Vec<String>,
-    /// Per corpus case, its text in `texts` (`None`: not recorded).
-    by_case: Vec<Option<u32>>,
+    /// The cases' outcome texts, one after another.
+    text: String,
+    /// Per corpus case, where its text is in `text` (`None`: not recorded).
+    spans: Vec<Option<(u32, u32)>>,
 }
 
 impl Outcomes {
     /// Case `i`'s outcome text (corpus order).
     pub fn get(&self, i: usize) -> Option<&str> {
-        let at = (*self.by_case.get(i)?)?;
-        self.texts.get(at as usize).map(String::as_str)
+        let (at, len) = (*self.spans.get(i)?)?;
+        self.text.get(at as usize..(at + len) as usize)
     }
 
     /// A recording made elsewhere (`recording.json`), for `corpus`.
     pub fn of_recording(corpus: &Corpus, rec: Recording) -> Outcomes {
-        let mut texts = Vec::with_capacity(corpus.cases.len());
-        let by_case = corpus
+        let mut text = String::new();
+        let spans = corpus
             .cases
             .iter()
             .map(|c| {
-                let outcome = rec.outcomes.get(&c.id)?;
-                texts.push(outcome_text(outcome));
-                Some(texts.len() as u32 - 1)
+                let outcome = outcome_text(rec.outcomes.get(&c.id)?);
+                let at = text.len() as u32;
+                text.push_str(&outcome);
+                Some((at, outcome.len() as u32))
             })
             .collect();
         Outcomes {
@@ -272,39 +337,8 @@ impl Outcomes {
             sandbox: rec.sandbox,
             source_sha256: rec.source_sha256,
             integrity: rec.integrity,
-            texts,
-            by_case,
-        }
-    }
-
-    /// A store holding every case of the corpus (`keys`), with the static
-    /// integrity scan of the source it answers.
-    pub fn of_store(store: StoreFile, keys: &[CaseKey], source: &[u8]) -> Outcomes {
-        let integrity = if store.scanner == crate::integrity::scanner_version() {
-            store.integrity
-        } else {
-            crate::integrity::with_static_scan(&store.integrity, source)
-        };
-        let by_case = keys
-            .iter()
-            .map(|k| {
-                store
-                    .outcomes
-                    .binary_search_by(|(key, _)| key.cmp(k))
-                    .ok()
-                    .map(|i| i as u32)
-            })
-            .collect();
-        Outcomes {
-            stale: false,
-            harness: store.made.harness,
-            isolation: store.made.isolation,
-            python: Some(store.made.python),
-            sandbox: Some(store.made.sandbox),
-            integrity,
-            source_sha256: Some(store.source_sha256),
-            texts: store.outcomes.into_iter().map(|(_, t)| t).collect(),
-            by_case,
+            text,
+            spans,
         }
     }
 

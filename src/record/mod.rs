@@ -391,18 +391,13 @@ pub fn record_each(
             let sha256 = hex::encode(Sha256::digest(&source));
             let made = made(env, "");
             let path = case_store::store_path(&opts.work_dir, &sha256, &made);
-            let Some(store) = case_store::read_store(&path, &sha256, &made) else {
-                return Some(job);
-            };
-            let missing = store.missing(keys);
-            if missing.is_empty() {
-                deliver(index, Ok((Outcomes::of_store(store, keys, &source), None)));
-                return None;
+            match case_store::load(&path, &sha256, &made, keys, &source) {
+                Ok(outcomes) => {
+                    deliver(index, Ok((outcomes, None)));
+                    None
+                }
+                Err(missing) => Some(Job { missing, ..job }),
             }
-            Some(Job {
-                missing: Some(missing),
-                ..job
-            })
         })
         .collect();
     match (jobs.is_empty(), env) {
@@ -694,10 +689,7 @@ fn record_one(
     );
     case_store::write_store(&path, &store)
         .map_err(|e| RecordError::Store(format!("{}: {e}", path.display())))?;
-    Ok((
-        Outcomes::of_store(store, shared.keys, &source),
-        Some(output),
-    ))
+    Ok((store.outcomes_for(shared.keys, &source), Some(output)))
 }
 
 /// Recording progress on stderr: a bar on a terminal, else (a CI log) a
