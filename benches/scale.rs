@@ -126,7 +126,12 @@ macro_rules! progress {
 #[derive(Clone, Copy, Default, Debug)]
 struct Usage {
     wall: f64,
+    /// CPU seconds (user + system) of every process of the tree: from a
+    /// cpuacct cgroup when one can be made, else `cpu_reaped`.
     cpu: f64,
+    /// CPU seconds from wait4's rusage: the process and the descendants
+    /// reaped inside its tree (under bwrap the harness's are not all).
+    cpu_reaped: f64,
     /// ru_maxrss: the largest single process of the tree, KiB.
     max_rss_kb: u64,
     /// The tree's summed RSS, sampled every 50 ms, KiB.
@@ -137,6 +142,7 @@ impl Usage {
     fn add(&mut self, o: &Usage) {
         self.wall += o.wall;
         self.cpu += o.cpu;
+        self.cpu_reaped += o.cpu_reaped;
         self.max_rss_kb = self.max_rss_kb.max(o.max_rss_kb);
         self.tree_rss_kb = self.tree_rss_kb.max(o.tree_rss_kb);
     }
@@ -177,6 +183,27 @@ fn measure(cmd: &mut Command, logs: &Path, label: &str, ok: &[i32]) -> Res<Ran> 
     let out = fs::File::create(&out_path).map_err(|e| format!("{}: {e}", out_path.display()))?;
     let err = fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+    let group = CpuGroup::create();
+    if let Some(g) = &group {
+        let procs = g.procs.clone();
+        // SAFETY: the hook only calls open/write/close (async-signal-safe)
+        // on memory made before the fork.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(cmd, move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                libc::close(fd);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+    }
     let start = Instant::now();
     let child = cmd
         .spawn()
@@ -211,9 +238,12 @@ fn measure(cmd: &mut Command, logs: &Path, label: &str, ok: &[i32]) -> Res<Ran> 
         ));
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu_reaped = tv(ru.ru_utime) + tv(ru.ru_stime);
+    let cpu = group.and_then(|g| g.finish(label)).unwrap_or(cpu_reaped);
     let usage = Usage {
         wall,
-        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+        cpu,
+        cpu_reaped,
         max_rss_kb: ru.ru_maxrss.max(0) as u64,
         tree_rss_kb,
     };
@@ -241,6 +271,110 @@ fn measure(cmd: &mut Command, logs: &Path, label: &str, ok: &[i32]) -> Res<Ran> 
         stdout,
         stderr,
     })
+}
+
+/// A cgroup counting the CPU time of every process of one measured tree,
+/// whoever reaps them: cgroup v1's cpuacct, else a cgroup v2 (`cpu.stat`).
+/// None where neither can be made (not root): wait4's figure is used then.
+struct CpuGroup {
+    dir: PathBuf,
+    procs: std::ffi::CString,
+    v2: bool,
+}
+
+static CPU_SOURCE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+impl CpuGroup {
+    fn create() -> Option<CpuGroup> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let name = format!(
+            "autograder-bench-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let v2_root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+            .into_iter()
+            .map(Path::new)
+            .find(|p| p.join("cgroup.controllers").exists());
+        let candidates = [
+            (Path::new("/sys/fs/cgroup/cpuacct"), false),
+            (Path::new("/sys/fs/cgroup/cpu,cpuacct"), false),
+        ]
+        .into_iter()
+        .filter(|(p, _)| p.join("cpuacct.usage").exists())
+        .chain(v2_root.map(|p| (p, true)));
+        for (root, v2) in candidates {
+            let dir = root.join(&name);
+            if fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            let procs = dir.join("cgroup.procs");
+            let Ok(procs) = std::ffi::CString::new(procs.as_os_str().as_encoded_bytes().to_vec())
+            else {
+                let _ = fs::remove_dir(&dir);
+                continue;
+            };
+            let g = CpuGroup { dir, procs, v2 };
+            if g.usage().is_some() {
+                CPU_SOURCE.get_or_init(|| {
+                    if v2 {
+                        "a cgroup v2 per phase (cpu.stat): every process of the tree"
+                    } else {
+                        "a cgroup v1 cpuacct group per phase: every process of the tree"
+                    }
+                });
+                return Some(g);
+            }
+            let _ = fs::remove_dir(&g.dir);
+        }
+        CPU_SOURCE.get_or_init(|| {
+            "wait4's rusage (no cgroup could be made): only descendants reaped inside the tree"
+        });
+        None
+    }
+
+    fn usage(&self) -> Option<f64> {
+        if self.v2 {
+            let stat = fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
+            let usec: f64 = stat
+                .lines()
+                .find_map(|l| l.strip_prefix("usage_usec "))?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(usec / 1e6)
+        } else {
+            let ns: f64 = fs::read_to_string(self.dir.join("cpuacct.usage"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(ns / 1e9)
+        }
+    }
+
+    /// The CPU seconds used, once every process has left; removes the group.
+    fn finish(self, label: &str) -> Option<f64> {
+        let procs = self.dir.join("cgroup.procs");
+        let alive = || {
+            fs::read_to_string(&procs)
+                .map(|s| s.lines().count())
+                .unwrap_or(0)
+        };
+        let t = Instant::now();
+        while alive() > 0 && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let left = alive();
+        if left > 0 {
+            progress!("  ! {label}: {left} processes still alive 10 s after the phase ended");
+        }
+        let cpu = self.usage();
+        if left == 0 {
+            let _ = fs::remove_dir(&self.dir);
+        }
+        cpu
+    }
 }
 
 fn tail(s: &str, n: usize) -> String {
@@ -492,7 +626,9 @@ fn bench(cfg: &Config, env: &Env, m: &Machine) -> Res<()> {
     let changed = env.tmp.join("cases-changed");
     change_corpus(&cases, &changed)?;
     let check = env.run(
-        env.grader().args(["cases", "check", "--cases"]).arg(&changed),
+        env.grader()
+            .args(["cases", "check", "--cases"])
+            .arg(&changed),
         "cases check (changed corpus)",
     )?;
     let changed_cases = check
@@ -646,34 +782,49 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
     link_subset(all, &subs, n)?;
     let work = dir.join("work");
     let mut out = Vec::new();
-    let mut phase = |name: &str, extra: &[&str], cmd: &str, corpus: &Path| -> Res<Usage> {
-        progress!("N={n}: {name} …");
-        let mut c = env.grader();
-        c.arg(cmd)
-            .arg(&subs)
-            .arg("--cases")
-            .arg(corpus)
-            .arg("--work-dir")
-            .arg(&work)
-            .args(extra);
-        let ran = env.run(&mut c, &format!("N={n} {name}"))?;
-        let u = ran.usage;
-        progress!(
-            "N={n}: {name}: {:.2} s wall, {:.2} s CPU, peak {:.0} MB, {:.0} submissions/s",
-            u.wall,
-            u.cpu,
-            u.peak_mb(),
-            n as f64 / u.wall
-        );
-        out.push(Phase {
-            name: name.to_string(),
-            usage: u,
-            subs: n,
-        });
-        Ok(u)
-    };
-    phase("record", &[], "record", cases)?;
-    phase("grade", &["--summary-only", "-q"], "grade", cases)?;
+    // A phase that leaves the store as it found it (grade, the reports) and
+    // took under 10 s runs twice more; its median run (by wall time) counts.
+    let mut phase =
+        |name: &str, extra: &[&str], cmd: &str, corpus: &Path, again: bool| -> Res<()> {
+            progress!("N={n}: {name} …");
+            let mut runs = Vec::new();
+            loop {
+                let mut c = env.grader();
+                c.arg(cmd)
+                    .arg(&subs)
+                    .arg("--cases")
+                    .arg(corpus)
+                    .arg("--work-dir")
+                    .arg(&work)
+                    .args(extra);
+                runs.push(env.run(&mut c, &format!("N={n} {name}"))?.usage);
+                if !again || runs.len() == 3 || runs[0].wall >= 10.0 {
+                    break;
+                }
+            }
+            runs.sort_by(|a, b| a.wall.total_cmp(&b.wall));
+            let u = runs[runs.len() / 2];
+            let of = if runs.len() > 1 {
+                format!(" (median of {})", runs.len())
+            } else {
+                String::new()
+            };
+            progress!(
+                "N={n}: {name}: {:.2} s wall, {:.2} s CPU, peak {:.0} MB, {:.0} submissions/s{of}",
+                u.wall,
+                u.cpu,
+                u.peak_mb(),
+                n as f64 / u.wall
+            );
+            out.push(Phase {
+                name: name.to_string(),
+                usage: u,
+                subs: n,
+            });
+            Ok(())
+        };
+    phase("record", &[], "record", cases, false)?;
+    phase("grade", &["--summary-only", "-q"], "grade", cases, true)?;
     for (flag, ext) in REPORTS {
         let file = dir.join(format!("report.{ext}"));
         let file = file.to_string_lossy().into_owned();
@@ -682,9 +833,10 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
             &["-q", &format!("--{flag}"), &file],
             "grade",
             cases,
+            true,
         )?;
     }
-    phase("10-case change", &["-q"], "grade", changed)?;
+    phase("10-case change", &["-q"], "grade", changed, false)?;
     // The submissions and recordings of this N are not needed any more.
     let _ = fs::remove_dir_all(&dir);
     Ok(out)
@@ -762,7 +914,11 @@ fn baselines(
                 .usage)
         };
         one(&paths[0])?;
-        progress!("baseline: fresh {} per submission on {} …", python.display(), cfg.fresh);
+        progress!(
+            "baseline: fresh {} per submission on {} …",
+            python.display(),
+            cfg.fresh
+        );
         let mut total = Usage::default();
         for p in &paths[..cfg.fresh] {
             total.add(&one(p)?);
@@ -847,7 +1003,10 @@ fn pytest_venv(env: &Env, python: &Path) -> Res<PathBuf> {
     if fs::read_to_string(&stamp).ok().as_deref() == Some(made_from.as_str()) && works() {
         return Ok(vpy);
     }
-    progress!("making {} (python -m venv, pip install pytest) …", venv.display());
+    progress!(
+        "making {} (python -m venv, pip install pytest) …",
+        venv.display()
+    );
     let _ = fs::remove_dir_all(&venv);
     let step = |c: &mut Command, what: &str| -> Res<()> {
         let o = c
@@ -935,9 +1094,14 @@ fn render(
     );
     let _ = writeln!(
         w,
-        "| N | phase | wall s | CPU s | CPU ms/submission | peak RSS MB | submissions/s | vs grade (wall / CPU) |"
+        "CPU time from {}; RSS of the largest single process (wait4's ru_maxrss) and of the whole process tree (summed, sampled every 50 ms); peak RSS below is the larger of the two.\n",
+        CPU_SOURCE.get().copied().unwrap_or("-")
     );
-    let _ = writeln!(w, "|---:|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        w,
+        "| N | phase | wall s | CPU s | CPU ms/submission | largest process RSS MB | tree RSS MB | submissions/s | vs grade (wall / CPU) |"
+    );
+    let _ = writeln!(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for (n, phases) in per_n {
         let grade = phases.iter().find(|p| p.name == "grade").map(|p| p.usage);
         for p in phases {
@@ -950,18 +1114,22 @@ fn render(
             };
             let _ = writeln!(
                 w,
-                "| {} | {} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {vs} |",
+                "| {} | {} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.0} | {vs} |",
                 thousands(*n),
                 p.name,
                 u.wall,
                 u.cpu,
                 u.cpu / p.subs as f64 * 1e3,
-                u.peak_mb(),
+                u.max_rss_kb as f64 / 1024.0,
+                u.tree_rss_kb as f64 / 1024.0,
                 p.subs as f64 / u.wall,
             );
         }
     }
-    let _ = writeln!(w, "\nBaselines (per submission, same interpreter, no sandbox):\n");
+    let _ = writeln!(
+        w,
+        "\nBaselines (per submission, same interpreter, no sandbox):\n"
+    );
     let _ = writeln!(
         w,
         "| baseline | sample | wall ms/submission | CPU ms/submission |"
@@ -1006,7 +1174,9 @@ fn render(
                 verdict(rate >= 2000.0)
             );
         }
-        let Some(rec) = find(n, "record") else { continue };
+        let Some(rec) = find(n, "record") else {
+            continue;
+        };
         let rec_cpu = rec.cpu / n as f64;
         if let Some(f) = base("floor") {
             let r = rec_cpu / f.cpu_per_sub();
@@ -1019,10 +1189,7 @@ fn render(
                 verdict(r <= 1.5)
             );
         }
-        for (name, goal, label) in [
-            ("fresh", 5.0, "fresh python3"),
-            ("pytest", 40.0, "pytest"),
-        ] {
+        for (name, goal, label) in [("fresh", 5.0, "fresh python3"), ("pytest", 40.0, "pytest")] {
             if let Some(b) = base(name) {
                 let r = b.cpu_per_sub() / rec_cpu;
                 let _ = writeln!(
