@@ -213,7 +213,8 @@ fn measure(cmd: &mut Command, logs: &Path, label: &str, ok: &[i32]) -> Res<Ran> 
     let sampler = {
         let done = done.clone();
         let label = label.to_string();
-        std::thread::spawn(move || sample_tree(pid, &done, &label, start))
+        let members = group.as_ref().map(|g| g.dir.join("cgroup.procs"));
+        std::thread::spawn(move || sample_tree(pid, members.as_deref(), &done, &label, start))
     };
     let mut status: libc::c_int = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
@@ -382,27 +383,49 @@ fn tail(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Samples the summed RSS of `root` and its descendants every 50 ms until
-/// `done`; says every 30 s that a long phase is alive. Returns the peak, KiB.
-fn sample_tree(root: libc::pid_t, done: &AtomicBool, label: &str, start: Instant) -> u64 {
+/// Samples the summed RSS of `root` and its descendants (the members of
+/// its cgroup when it has one) every 50 ms until `done`; says every 30 s
+/// that a long phase is alive. Returns the peak, KiB.
+fn sample_tree(
+    root: libc::pid_t,
+    members: Option<&Path>,
+    done: &AtomicBool,
+    label: &str,
+    start: Instant,
+) -> u64 {
     // SAFETY: sysconf has no preconditions.
     let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as u64 / 1024;
     let mut peak = 0;
     let mut next_note = Duration::from_secs(30);
     while !done.load(Ordering::Relaxed) {
-        peak = peak.max(tree_rss_pages(root) * page_kb);
+        let pages = match members {
+            Some(m) => group_rss_pages(m),
+            None => tree_rss_pages(root),
+        };
+        peak = peak.max(pages * page_kb);
         let t = start.elapsed();
         if t >= next_note {
             progress!(
                 "  … {label}: {:.0} s, tree RSS {:.0} MB",
                 t.as_secs_f64(),
-                tree_rss_pages(root) as f64 * page_kb as f64 / 1024.0
+                (pages * page_kb) as f64 / 1024.0
             );
             next_note += Duration::from_secs(30);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     peak
+}
+
+/// RSS pages of the processes listed in a cgroup's `cgroup.procs`.
+fn group_rss_pages(procs: &Path) -> u64 {
+    let Ok(list) = fs::read_to_string(procs) else {
+        return 0;
+    };
+    list.lines()
+        .filter_map(|pid| fs::read_to_string(format!("/proc/{}/statm", pid.trim())).ok())
+        .filter_map(|statm| statm.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
 }
 
 /// RSS pages of `root` and every descendant (one pass over /proc; this
@@ -1094,7 +1117,7 @@ fn render(
     );
     let _ = writeln!(
         w,
-        "CPU time from {}; RSS of the largest single process (wait4's ru_maxrss) and of the whole process tree (summed, sampled every 50 ms); peak RSS below is the larger of the two.\n",
+        "CPU time from {}; RSS of the largest single process (wait4's ru_maxrss) and of the whole process tree (the phase's cgroup, or its descendants in /proc; summed, sampled every 50 ms); peak RSS below is the larger of the two.\n",
         CPU_SOURCE.get().copied().unwrap_or("-")
     );
     let _ = writeln!(
