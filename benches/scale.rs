@@ -11,11 +11,18 @@
 //! 4. `grade -q` on the recorded submissions against the corpus plus 10 new
 //!    cases (a 10-case corpus change), as a share of 1 + 2.
 //!
-//! Each phase: wall time; CPU time (user + system) and the largest process's
-//! peak RSS from `wait4`'s rusage, which covers the binary and every
-//! descendant reaped before it exits (the sandbox, harness workers and
-//! per-submission children are all reaped inside the tree: the supervisor is
-//! a subreaper); and the process tree's summed RSS sampled every 50 ms.
+//! Phases 2 and 3 leave the store as they found it: one that took under 10 s
+//! runs three times and its median run (by wall time) counts.
+//!
+//! Each phase: wall time; CPU time (user + system) of every process of its
+//! tree, from a cgroup made for it (cgroup v1 `cpuacct`, else v2
+//! `cpu.stat`; as root). Not from `wait4`'s rusage alone: under bwrap the
+//! harness's processes are reaped inside bwrap's PID namespace, and most of
+//! their CPU never reaches the grader's rusage (without a cgroup the bench
+//! falls back to it and the table says so). Peak RSS two ways: the largest
+//! single process (`wait4`'s `ru_maxrss`: the grader itself, in practice)
+//! and the whole tree summed (the cgroup's members, or the descendants in
+//! /proc), sampled every 50 ms; the goals use the larger.
 //!
 //! Baselines, on a sample of the same submissions, per submission, with the
 //! same interpreter the grader uses (the one its `sandbox:` line names, i.e.
