@@ -67,6 +67,11 @@ fn main() {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("\n[scale] FAILED: {e}");
+            if std::env::var_os("AUTOGRADER_BENCH_KEEP").is_none() {
+                eprintln!(
+                    "[scale] (AUTOGRADER_BENCH_KEEP=1 keeps the temporary folder to run it again)"
+                );
+            }
             1
         }
     };
