@@ -4,7 +4,7 @@
 //! small baseline samples) it generates N synthetic submissions and times the
 //! release `autograder` binary, one subprocess per phase:
 //!
-//! 1. `record` into a fresh work dir (the sandboxed, pre-forked recording);
+//! 1. `grade --summary-only -q` into a fresh work dir: every submission recorded (sandboxed, pre-forked) and graded as it goes;
 //! 2. `grade --summary-only -q` from the store (load + grade, no report);
 //! 3. `grade -q --json F`, `--csv`, `--junit`, `--markdown`, `--html`, each
 //!    alone (shown as that run's figures and as the difference from 2);
@@ -858,7 +858,11 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
             });
             Ok(())
         };
-    phase("record", &[], "record", cases, false)?;
+    // Recording is measured as the main job does it: `grade` with an empty
+    // store records every submission and grades it as it goes (grading
+    // from the store, the next phase, is a small part of it). `autograder
+    // record` also writes each JSON recording, the interchange format.
+    phase("record", &["--summary-only", "-q"], "grade", cases, false)?;
     phase("grade", &["--summary-only", "-q"], "grade", cases, true)?;
     for (flag, ext) in REPORTS {
         let file = dir.join(format!("report.{ext}"));
