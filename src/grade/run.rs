@@ -391,8 +391,10 @@ pub(crate) type Kept = Vec<Vec<(u32, f64, Option<Failure>)>>;
 /// failure when it failed.
 type Judged = (Box<str>, f64, Option<Failure>);
 
-/// How many different outcomes of one case [`Grader`] remembers.
+/// How many different outcomes of one case [`Grader`] remembers, and the
+/// longest it remembers (memory stays bounded whatever submissions return).
 const MEMO_PER_CASE: usize = 8;
+const MEMO_TEXT_BYTES: usize = 4096;
 
 /// Grades submissions one at a time against one corpus: what every
 /// submission needs (the course as reports describe it, the reference
@@ -517,7 +519,8 @@ impl<'a> Grader<'a> {
         }
         let judged = self.judge(i, Some(text));
         if let Ok(mut memo) = self.memo[i].write() {
-            if memo.len() < MEMO_PER_CASE && !memo.iter().any(|(t, _, _)| &**t == text) {
+            let room = memo.len() < MEMO_PER_CASE && text.len() <= MEMO_TEXT_BYTES;
+            if room && !memo.iter().any(|(t, _, _)| &**t == text) {
                 memo.push((text.into(), judged.0, judged.1.clone()));
             }
         }
