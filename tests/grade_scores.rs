@@ -149,3 +149,35 @@ fn a_spooled_run_reads_back_every_case_grade() {
     }
     assert_eq!(spooled.details.error(), None);
 }
+
+/// The grader remembers outcomes it has judged: a submission graded after
+/// others returned the same values is graded exactly as on its own.
+#[test]
+fn a_remembered_outcome_grades_as_a_fresh_one() {
+    let corpus = support::corpus();
+    let expected = support::expected(&corpus);
+    let alone: Vec<_> = support::recordings()
+        .into_iter()
+        .map(|(id, rec)| grade::grade_recordings(&corpus, &expected, vec![(id, rec)]))
+        .flat_map(|run| run.submissions)
+        .collect();
+    // Every recording twice in one run: the second copies hit the memo.
+    let twice: Vec<_> = support::recordings()
+        .into_iter()
+        .flat_map(|(id, rec)| [(format!("{id}-1"), rec.clone()), (format!("{id}-2"), rec)])
+        .collect();
+    let together = grade::grade_recordings(&corpus, &expected, twice);
+    for s in &alone {
+        for copy in ["1", "2"] {
+            let id = format!("{}-{copy}", s.id);
+            let mut got = together
+                .submissions
+                .iter()
+                .find(|t| t.id == id)
+                .unwrap()
+                .clone();
+            got.id = s.id.clone();
+            assert_eq!(&got, s, "{id}");
+        }
+    }
+}
