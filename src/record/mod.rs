@@ -373,35 +373,44 @@ fn cached(
 pub(crate) struct Inputs {
     pub visible: String,
     pub hidden: String,
+    /// Each hidden case's input (JSON text), in `order`'s order: a subset's
+    /// hidden inputs are joined from these.
+    pub hidden_each: Vec<String>,
     /// How many cases are visible (the first `visible_count` of `order`).
     pub visible_count: usize,
     pub order: Vec<usize>,
+    /// `position[i]`: where corpus case `i` stands in `order`.
+    pub position: Vec<usize>,
 }
 
 fn case_inputs(corpus: &Corpus) -> Inputs {
     use crate::corpus::Visibility;
     use crate::value::tagged::encode;
-    let json = |indices: &[usize]| {
-        let cases: Vec<serde_json::Value> = indices
-            .iter()
-            .map(|&i| {
-                let c = &corpus.cases[i];
-                serde_json::json!({
-                    "f": c.checkpoint,
-                    "a": c.args.iter().map(encode).collect::<Vec<_>>(),
-                    "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        serde_json::Value::Array(cases).to_string()
+    let one = |i: usize| {
+        let c = &corpus.cases[i];
+        serde_json::json!({
+            "f": c.checkpoint,
+            "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+            "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+        })
+        .to_string()
     };
     let (visible, hidden): (Vec<usize>, Vec<usize>) =
         (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
+    let visible_each: Vec<String> = visible.iter().map(|&i| one(i)).collect();
+    let hidden_each: Vec<String> = hidden.iter().map(|&i| one(i)).collect();
+    let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
+    let mut position = vec![0; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i] = k;
+    }
     Inputs {
-        visible: json(&visible),
-        hidden: json(&hidden),
+        visible: format!("[{}]", visible_each.join(",")),
+        hidden: format!("[{}]", hidden_each.join(",")),
+        hidden_each,
         visible_count: visible.len(),
-        order: visible.into_iter().chain(hidden).collect(),
+        order,
+        position,
     }
 }
 
@@ -574,7 +583,7 @@ fn record_one(
         None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let reply = w.record(&job.source, &shared.setup.inputs.hidden);
+    let reply = w.record(&job.source, &shared.setup.inputs, None);
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
@@ -590,13 +599,10 @@ fn record_one(
         isolation: shared.setup.isolation.name().to_string(),
         python: Some(shared.setup.python.version.clone()),
         sandbox: Some(sandbox),
-        outcomes: shared
-            .setup
-            .inputs
-            .order
-            .iter()
-            .map(|&i| corpus.cases[i].id.clone())
-            .zip(reply.outcomes)
+        outcomes: reply
+            .outcomes
+            .into_iter()
+            .map(|(i, outcome)| (corpus.cases[i].id.clone(), outcome))
             .collect(),
         output: reply.output,
         integrity: integrity::with_static_scan(&reply.integrity, &job.source),

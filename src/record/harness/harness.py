@@ -21,11 +21,15 @@ Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
             "limits": {...}, "timeout", "wall", "tier", "read_roots",
             "must_not_read", "confine": src (landlock tier)}
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
-  -> "job\n" then {"source_hex": ..., "name": ...}
+  -> "job\n" then {"source_hex": ..., "visible": [i, ...], "hidden": n}
+     ("visible" and "hidden" only for a subset of the cases: the positions
+     of its visible cases among the init line's, and how many hidden
+     cases it runs; without them every case runs)
   <- {"need": "hidden"}   (once every visible case is answered; not at all
-                           when the submission never gets that far)
-  -> [the hidden cases' inputs]
-  <- {"outcomes": [outcome objects, one per case], "output": str}
+                           when the submission never gets that far or
+                           runs no hidden case)
+  -> [the hidden cases' inputs: the chosen ones only]
+  <- {"outcomes": [outcome objects, one per case run], "output": str}
 The init line holds only the visible cases' inputs; the hidden ones follow
 them in the outcome order. No process of a submission holds a hidden input
 before all its visible cases are answered, so no visible result can carry
@@ -432,7 +436,7 @@ def _enter_sandbox(jobdir, name):
     return here
 
 
-def _child(job, start, res_w, out_w, hid_r, jobdir, attempt, n):
+def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
     """Never returns: runs cases start..n and exits. The hidden cases'
     inputs arrive on HIDDEN_FD only once the visible ones are answered."""
     try:
@@ -482,7 +486,6 @@ def _child(job, start, res_w, out_w, hid_r, jobdir, attempt, n):
         if _getpid() != _PID[0]:
             _exit(0)
         _report("I %r" % _process_time())
-        cases = INIT["cases"]
         visible = len(cases)
         for i in range(start, n):
             if i == max(start, visible):
@@ -833,8 +836,21 @@ class _Run:
 
     def __init__(self, job):
         self.job = job
-        self.nv = len(INIT["cases"])  # visible cases, run first
-        self.n = self.nv + int(INIT.get("hidden_count", 0))
+        # The cases this submission runs: every case, or the job's subset
+        # (positions among the visible inputs, and how many of the hidden
+        # inputs Rust will send: only the chosen ones).
+        chosen = job.get("visible")
+        if chosen is None:
+            self.cases = INIT["cases"]
+            hidden = INIT.get("hidden_count", 0)
+        else:
+            every = INIT["cases"]
+            if any(type(i) is not int or not 0 <= i < len(every) for i in chosen):
+                raise ValueError("a job chose a case that does not exist")
+            self.cases = [every[i] for i in chosen]
+            hidden = job.get("hidden", 0)
+        self.nv = len(self.cases)  # visible cases, run first
+        self.n = self.nv + int(hidden)
         self.hidden = None  # the hidden cases' inputs (JSON bytes), asked for once the visible are answered
         self.outcomes = [None] * self.n
         self.output = bytearray()
@@ -912,7 +928,7 @@ class _Run:
             os.close(res_r)
             os.close(out_r)
             os.close(hid_w)
-            _child(self.job, start, res_w, out_w, hid_r, self.jobdir, attempt, self.n)
+            _child(self.job, self.cases, start, res_w, out_w, hid_r, self.jobdir, attempt, self.n)
         os.close(res_w)
         os.close(out_w)
         os.close(hid_r)
