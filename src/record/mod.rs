@@ -383,18 +383,33 @@ pub(crate) struct Inputs {
     pub position: Vec<usize>,
 }
 
+/// One case's input as the harness reads it: `{"f": function, "a": [args],
+/// "k": [[name, value]]}` (tagged JSON values).
+fn case_input(corpus: &Corpus, i: usize) -> String {
+    use crate::value::tagged::encode;
+    let c = &corpus.cases[i];
+    serde_json::json!({
+        "f": c.checkpoint,
+        "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+        "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+/// Every case's input as the harness reads it, in corpus order, one JSON
+/// array (for measurements outside the sandbox: `scripts/floor.py`, via
+/// `cargo run --example case_inputs`). Hidden inputs included.
+#[doc(hidden)]
+pub fn case_inputs_json(corpus: &Corpus) -> String {
+    let each: Vec<String> = (0..corpus.cases.len())
+        .map(|i| case_input(corpus, i))
+        .collect();
+    format!("[{}]", each.join(","))
+}
+
 fn case_inputs(corpus: &Corpus) -> Inputs {
     use crate::corpus::Visibility;
-    use crate::value::tagged::encode;
-    let one = |i: usize| {
-        let c = &corpus.cases[i];
-        serde_json::json!({
-            "f": c.checkpoint,
-            "a": c.args.iter().map(encode).collect::<Vec<_>>(),
-            "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
-        })
-        .to_string()
-    };
+    let one = |i: usize| case_input(corpus, i);
     let (visible, hidden): (Vec<usize>, Vec<usize>) =
         (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
     let visible_each: Vec<String> = visible.iter().map(|&i| one(i)).collect();
