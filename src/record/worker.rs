@@ -487,19 +487,18 @@ fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Ve
     });
 }
 
-/// Parses the harness's answer. An outcome the harness could not vouch for
-/// (a student writing garbage into its own result channel) becomes
-/// `crashed`; each goes through [`caps::admit_outcome`], and a submission
-/// whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is refused
-/// ([`RecordError::TooLarge`], not the grader's fault). The outcomes are
-/// read one at a time from the line, never as one tree.
+/// Parses the harness's answer: a JSON head (`n`, `output`, `integrity`,
+/// or `error`), then each outcome after a tab, as the child wrote it (the
+/// supervisor passes outcome texts on unparsed). An outcome the harness
+/// could not vouch for (a student writing garbage into its own result
+/// channel) becomes `crashed`; each goes through [`caps::admit_outcome`],
+/// and a submission whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is
+/// refused ([`RecordError::TooLarge`], not the grader's fault).
 fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
-    use serde_json::value::RawValue;
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct Raw<'a> {
-        #[serde(borrow)]
-        outcomes: Vec<&'a RawValue>,
+    struct Head {
+        n: usize,
         output: String,
         #[serde(default)]
         error: Option<String>,
@@ -513,33 +512,31 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
         what: String,
     }
     let harness = |why: String| RecordError::Harness(why);
-    if super::store::nesting(line.as_bytes()) > 4096 {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let (head, rest) = match line.split_once('\t') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (line, None),
+    };
+    if super::store::nesting(head.as_bytes()) > 4096 {
         return Err(harness("the harness answered JSON nested too deep".into()));
     }
-    let mut de = serde_json::Deserializer::from_str(line);
-    de.disable_recursion_limit();
-    let raw: Raw = serde::Deserialize::deserialize(&mut de)
+    let head: Head = serde_json::from_str(head)
         .map_err(|e| harness(format!("the harness answered malformed JSON: {e}")))?;
-    if let Some(error) = raw.error {
+    if let Some(error) = head.error {
         return Err(harness(error));
     }
-    if raw.outcomes.len() != case_count {
+    let texts: Vec<&str> = rest.map(|r| r.split('\t').collect()).unwrap_or_default();
+    if head.n != case_count || texts.len() != case_count {
         return Err(harness(format!(
             "the harness answered {} outcomes for {case_count} cases",
-            raw.outcomes.len()
+            texts.len()
         )));
     }
-    let output = crate::report::text::cut(&raw.output, caps::MAX_OUTPUT_CHARS);
+    let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
     let mut outcomes = Vec::with_capacity(case_count);
-    for raw in raw.outcomes {
-        let parsed = match serde_json::from_str::<String>(raw.get()) {
-            // What the child reported, passed on unparsed by the supervisor.
-            Ok(text) => parse_outcome(&text),
-            // What the supervisor decided (timeout, crashed).
-            Err(_) => serde_json::from_str::<CaseOutcome>(raw.get()).ok(),
-        };
-        let outcome = parsed
+    for text in texts {
+        let outcome = parse_outcome(text)
             .and_then(|o| caps::cap_outcome(o).ok())
             .unwrap_or(CRASHED);
         total += caps::outcome_bytes(&outcome);
@@ -554,7 +551,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
             *outcome = CRASHED;
         }
     }
-    let integrity = raw
+    let integrity = head
         .integrity
         .into_iter()
         .take(crate::integrity::MAX_FINDINGS)
