@@ -346,3 +346,51 @@ fn files_left_in_shared_temporary_folders_are_gone_before_the_next_submission() 
         assert!(!Path::new(&leak).exists());
     }
 }
+
+/// A corpus change re-records only what it changes: the cases it adds or
+/// whose call it edits run (alone, in a session of their own); the others
+/// are read from the store.
+#[test]
+fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
+    use autograder::record::case_store::read_store_file;
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(
+        &root.path().join("s/main.py"),
+        "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n",
+    );
+    let subs = discover(root.path()).unwrap();
+    let mut opts = options(work.path(), 1, 2);
+    opts.use_cache = true;
+    let ran = |corpus: &autograder::corpus::Corpus| {
+        let results = record(corpus, &subs, &opts, IsolationChoice::Rlimits);
+        let rec = recording(&results, "s").clone();
+        let store = read_store_file(&store_file(work.path())).unwrap();
+        (rec, store.output)
+    };
+    let (_, output) = ran(&small_corpus());
+    assert_eq!(output, "RAN a\nRAN b\n");
+
+    let mut added = small_corpus();
+    added
+        .cases
+        .push(case("parse_contract_json", "c", vec![PyValue::str("c")]));
+    let (rec, output) = ran(&added);
+    assert_eq!(output, "RAN c\n");
+    for x in ["a", "b", "c"] {
+        assert_eq!(outcome(&rec, &format!("parse_contract_json/{x}")), &echo(x));
+    }
+
+    // Edited call: re-recorded; renamed case with the same call: not.
+    let mut edited = added.clone();
+    edited.cases[1] = case("parse_contract_json", "b", vec![PyValue::str("b2")]);
+    edited.cases[2] = case("parse_contract_json", "see", vec![PyValue::str("c")]);
+    let (rec, output) = ran(&edited);
+    assert_eq!(output, "RAN b2\n");
+    assert_eq!(outcome(&rec, "parse_contract_json/b"), &echo("b2"));
+    assert_eq!(outcome(&rec, "parse_contract_json/see"), &echo("c"));
+
+    // Nothing changed: nothing runs (the last session's output stays).
+    let (_, output) = ran(&edited);
+    assert_eq!(output, "RAN b2\n");
+}

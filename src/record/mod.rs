@@ -460,35 +460,59 @@ fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
 pub(crate) struct Inputs {
     pub visible: String,
     pub hidden: String,
+    /// Each hidden case's input (JSON text), in `order`'s order: a subset's
+    /// hidden inputs are joined from these.
+    pub hidden_each: Vec<String>,
     /// How many cases are visible (the first `visible_count` of `order`).
     pub visible_count: usize,
     pub order: Vec<usize>,
+    /// `position[i]`: where corpus case `i` stands in `order`.
+    pub position: Vec<usize>,
+}
+
+/// One case's input as the harness reads it: `{"f": function, "a": [args],
+/// "k": [[name, value]]}` (tagged JSON values).
+fn case_input(corpus: &Corpus, i: usize) -> String {
+    use crate::value::tagged::encode;
+    let c = &corpus.cases[i];
+    serde_json::json!({
+        "f": c.checkpoint,
+        "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+        "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+/// Every case's input as the harness reads it, in corpus order, one JSON
+/// array (for measurements outside the sandbox: `scripts/floor.py`, via
+/// `cargo run --example case_inputs`). Hidden inputs included.
+#[doc(hidden)]
+pub fn case_inputs_json(corpus: &Corpus) -> String {
+    let each: Vec<String> = (0..corpus.cases.len())
+        .map(|i| case_input(corpus, i))
+        .collect();
+    format!("[{}]", each.join(","))
 }
 
 fn case_inputs(corpus: &Corpus) -> Inputs {
     use crate::corpus::Visibility;
-    use crate::value::tagged::encode;
-    let json = |indices: &[usize]| {
-        let cases: Vec<serde_json::Value> = indices
-            .iter()
-            .map(|&i| {
-                let c = &corpus.cases[i];
-                serde_json::json!({
-                    "f": c.checkpoint,
-                    "a": c.args.iter().map(encode).collect::<Vec<_>>(),
-                    "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        serde_json::Value::Array(cases).to_string()
-    };
+    let one = |i: usize| case_input(corpus, i);
     let (visible, hidden): (Vec<usize>, Vec<usize>) =
         (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
+    let visible_each: Vec<String> = visible.iter().map(|&i| one(i)).collect();
+    let hidden_each: Vec<String> = hidden.iter().map(|&i| one(i)).collect();
+    let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
+    let mut position = vec![0; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i] = k;
+    }
     Inputs {
-        visible: json(&visible),
-        hidden: json(&hidden),
+        visible: format!("[{}]", visible_each.join(",")),
+        hidden: format!("[{}]", hidden_each.join(",")),
+        hidden_each,
         visible_count: visible.len(),
-        order: visible.into_iter().chain(hidden).collect(),
+        order,
+        position,
     }
 }
 
@@ -665,7 +689,7 @@ fn record_one(
         None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let reply = w.record_cases(&source, &shared.setup.inputs, job.missing.as_deref());
+    let reply = w.record(&source, &shared.setup.inputs, job.missing.as_deref());
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;

@@ -49,7 +49,8 @@ pub struct Setup {
 
 /// What the harness answered for one submission.
 pub struct Reply {
-    pub outcomes: Vec<CaseOutcome>,
+    /// (corpus index, outcome), in the order the cases ran.
+    pub outcomes: Vec<(usize, CaseOutcome)>,
     pub output: String,
     /// What the supervisor saw that only a submission reaching into the
     /// harness does (runtime integrity findings), capped.
@@ -62,8 +63,9 @@ pub struct Worker {
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
-    case_count: usize,
     reply_limit: Duration,
+    /// How often the harness asked for hidden inputs (tests).
+    hidden_requests: usize,
     /// What the sandbox's self-test found held, as reports say it.
     pub sandbox: String,
     // Dropped after the process is killed.
@@ -294,7 +296,7 @@ impl Worker {
             stdin,
             lines,
             stderr_tail,
-            case_count: setup.inputs.order.len(),
+            hidden_requests: 0,
             reply_limit: limits.wall + Duration::from_secs(30),
             sandbox: String::new(),
             _scratch: scratch,
@@ -355,50 +357,111 @@ impl Worker {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Records one submission's source; one outcome per case, in the
-    /// harness's order (visible cases, then hidden ones). `hidden` (the
-    /// hidden cases' inputs) is sent only when the supervisor asks for it,
-    /// once every visible case is answered.
-    pub fn record(&mut self, source: &[u8], hidden: &str) -> Result<Reply, RecordError> {
-        let job = format!("job\n{{\"source_hex\":\"{}\"}}\n", hex::encode(source));
-        self.send(job.as_bytes())?;
-        let mut line = self.receive(self.reply_limit)?;
-        if line.trim_end() == HIDDEN_REQUEST {
-            self.send(format!("{hidden}\n").as_bytes())?;
-            line = self.receive(self.reply_limit)?;
-        }
-        parse_reply(&line, self.case_count)
-    }
-
-    /// Records the cases `only` names (corpus indices; `None`: all) and
-    /// returns `(corpus index, outcome)` pairs.
-    pub fn record_cases(
+    /// Records one submission's source: every case (`only` = None) or only
+    /// the cases whose corpus indices `only` lists (duplicates count once).
+    /// Returns one (corpus index, outcome) per case run, in the harness's
+    /// order: the visible cases, then the hidden ones, each in corpus order.
+    /// The hidden cases' inputs (`inputs`, only the chosen ones) are sent
+    /// only when the supervisor asks for them, once every visible case it
+    /// runs is answered, and not at all when no chosen case is hidden.
+    pub fn record(
         &mut self,
         source: &[u8],
         inputs: &super::Inputs,
         only: Option<&[usize]>,
-    ) -> Result<IndexedReply, RecordError> {
-        let reply = self.record(source, &inputs.hidden)?;
-        let wanted = |i: &usize| only.map_or(true, |o| o.binary_search(i).is_ok());
-        Ok(IndexedReply {
-            outcomes: inputs
-                .order
-                .iter()
-                .copied()
-                .zip(reply.outcomes)
-                .filter(|(i, _)| wanted(i))
-                .collect(),
-            output: reply.output,
-            integrity: reply.integrity,
+    ) -> Result<Reply, RecordError> {
+        let plan = Plan::new(inputs, only)?;
+        let mut job = String::with_capacity(source.len() * 2 + 64);
+        job.push_str("job\n{\"source_hex\":\"");
+        job.push_str(&hex::encode(source));
+        job.push('"');
+        if let Some((visible, hidden)) = &plan.subset {
+            let visible: Vec<String> = visible.iter().map(usize::to_string).collect();
+            job.push_str(&format!(
+                ",\"visible\":[{}],\"hidden\":{}",
+                visible.join(","),
+                hidden.len()
+            ));
+        }
+        job.push_str("}\n");
+        self.send(job.as_bytes())?;
+        let mut line = self.receive(self.reply_limit)?;
+        if line.trim_end() == HIDDEN_REQUEST {
+            self.hidden_requests += 1;
+            let hidden = match &plan.subset {
+                None if inputs.order.len() > inputs.visible_count => inputs.hidden.clone(),
+                Some((_, hidden)) if !hidden.is_empty() => {
+                    let each: Vec<&str> = hidden
+                        .iter()
+                        .map(|&k| inputs.hidden_each[k].as_str())
+                        .collect();
+                    format!("[{}]", each.join(","))
+                }
+                _ => {
+                    return Err(self.failure(
+                        "the harness asked for hidden inputs the submission runs none of",
+                    ))
+                }
+            };
+            self.send(format!("{hidden}\n").as_bytes())?;
+            line = self.receive(self.reply_limit)?;
+        }
+        let outcomes = parse_reply(&line, plan.order.len())?;
+        Ok(Reply {
+            outcomes: plan.order.into_iter().zip(outcomes.outcomes).collect(),
+            output: outcomes.output,
+            integrity: outcomes.integrity,
         })
+    }
+
+    /// How often this worker's harness asked for hidden inputs.
+    #[cfg(test)]
+    pub fn hidden_requests(&self) -> usize {
+        self.hidden_requests
     }
 }
 
-/// A [`Reply`] whose outcomes say which case (corpus index) they answer.
-pub struct IndexedReply {
-    pub outcomes: Vec<(usize, CaseOutcome)>,
-    pub output: String,
-    pub integrity: Vec<crate::integrity::Finding>,
+/// Which cases one submission runs, in the harness's order.
+struct Plan {
+    /// The corpus indices, in the order the harness runs them.
+    order: Vec<usize>,
+    /// For a subset: the positions of its visible cases among the visible
+    /// inputs, and of its hidden cases among the hidden inputs.
+    subset: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+impl Plan {
+    fn new(inputs: &super::Inputs, only: Option<&[usize]>) -> Result<Plan, RecordError> {
+        let Some(only) = only else {
+            return Ok(Plan {
+                order: inputs.order.clone(),
+                subset: None,
+            });
+        };
+        let total = inputs.order.len();
+        let mut positions = Vec::with_capacity(only.len());
+        for &i in only {
+            match inputs.position.get(i) {
+                Some(&k) => positions.push(k),
+                None => {
+                    return Err(RecordError::Setup(format!(
+                        "case index {i} is out of range: the corpus has {total} cases"
+                    )))
+                }
+            }
+        }
+        positions.sort_unstable();
+        positions.dedup();
+        let split = positions.partition_point(|&k| k < inputs.visible_count);
+        let hidden = positions[split..]
+            .iter()
+            .map(|&k| k - inputs.visible_count)
+            .collect();
+        Ok(Plan {
+            order: positions.iter().map(|&k| inputs.order[k]).collect(),
+            subset: Some((positions[..split].to_vec(), hidden)),
+        })
+    }
 }
 
 impl Drop for Worker {
@@ -424,19 +487,18 @@ fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Ve
     });
 }
 
-/// Parses the harness's answer. An outcome the harness could not vouch for
-/// (a student writing garbage into its own result channel) becomes
-/// `crashed`; each goes through [`caps::admit_outcome`], and a submission
-/// whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is refused
-/// ([`RecordError::TooLarge`], not the grader's fault). The outcomes are
-/// read one at a time from the line, never as one tree.
-fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
-    use serde_json::value::RawValue;
+/// Parses the harness's answer: a JSON head (`n`, `output`, `integrity`,
+/// or `error`), then each outcome after a tab, as the child wrote it (the
+/// supervisor passes outcome texts on unparsed). An outcome the harness
+/// could not vouch for (a student writing garbage into its own result
+/// channel) becomes `crashed`; each goes through [`caps::admit_outcome`],
+/// and a submission whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is
+/// refused ([`RecordError::TooLarge`], not the grader's fault).
+fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct Raw<'a> {
-        #[serde(borrow)]
-        outcomes: Vec<&'a RawValue>,
+    struct Head {
+        n: usize,
         output: String,
         #[serde(default)]
         error: Option<String>,
@@ -450,33 +512,31 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
         what: String,
     }
     let harness = |why: String| RecordError::Harness(why);
-    if super::store::nesting(line.as_bytes()) > 4096 {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let (head, rest) = match line.split_once('\t') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (line, None),
+    };
+    if super::store::nesting(head.as_bytes()) > 4096 {
         return Err(harness("the harness answered JSON nested too deep".into()));
     }
-    let mut de = serde_json::Deserializer::from_str(line);
-    de.disable_recursion_limit();
-    let raw: Raw = serde::Deserialize::deserialize(&mut de)
+    let head: Head = serde_json::from_str(head)
         .map_err(|e| harness(format!("the harness answered malformed JSON: {e}")))?;
-    if let Some(error) = raw.error {
+    if let Some(error) = head.error {
         return Err(harness(error));
     }
-    if raw.outcomes.len() != case_count {
+    let texts: Vec<&str> = rest.map(|r| r.split('\t').collect()).unwrap_or_default();
+    if head.n != case_count || texts.len() != case_count {
         return Err(harness(format!(
             "the harness answered {} outcomes for {case_count} cases",
-            raw.outcomes.len()
+            texts.len()
         )));
     }
-    let output = crate::report::text::cut(&raw.output, caps::MAX_OUTPUT_CHARS);
+    let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
     let mut outcomes = Vec::with_capacity(case_count);
-    for raw in raw.outcomes {
-        let parsed = match serde_json::from_str::<String>(raw.get()) {
-            // What the child reported, passed on unparsed by the supervisor.
-            Ok(text) => parse_outcome(&text),
-            // What the supervisor decided (timeout, crashed).
-            Err(_) => serde_json::from_str::<CaseOutcome>(raw.get()).ok(),
-        };
-        let outcome = parsed
+    for text in texts {
+        let outcome = parse_outcome(text)
             .and_then(|o| caps::cap_outcome(o).ok())
             .unwrap_or(CRASHED);
         total += caps::outcome_bytes(&outcome);
@@ -491,7 +551,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
             *outcome = CRASHED;
         }
     }
-    let integrity = raw
+    let integrity = head
         .integrity
         .into_iter()
         .take(crate::integrity::MAX_FINDINGS)
@@ -502,11 +562,18 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Reply, RecordError> {
             what: s.what,
         })
         .collect();
-    Ok(Reply {
+    Ok(Parsed {
         outcomes,
         output,
         integrity,
     })
+}
+
+/// A reply's outcomes in the harness's order, before they are matched to cases.
+struct Parsed {
+    outcomes: Vec<CaseOutcome>,
+    output: String,
+    integrity: Vec<crate::integrity::Finding>,
 }
 
 /// What an outcome the harness cannot vouch for is graded as.
@@ -525,4 +592,148 @@ fn parse_outcome(text: &str) -> Option<CaseOutcome> {
     let outcome: CaseOutcome = serde::Deserialize::deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The case-subset API: only the chosen cases run, visible before
+    //! hidden, and a subset without hidden cases never asks for their inputs.
+    use super::*;
+    use crate::corpus::{Case, Corpus, Visibility};
+    use crate::value::PyValue;
+
+    fn corpus(cases: &[(&str, bool)]) -> Corpus {
+        let cases = cases
+            .iter()
+            .map(|&(name, hidden)| Case {
+                id: format!("parse_contract_json/{name}"),
+                name: name.to_string(),
+                lesson: "test".into(),
+                checkpoint: "parse_contract_json".into(),
+                call: "parse_contract_json(...)".into(),
+                args: vec![PyValue::str(name)],
+                kwargs: Vec::new(),
+                lets: Vec::new(),
+                tags: vec!["valid".into()],
+                visibility: if hidden {
+                    Visibility::Hidden
+                } else {
+                    Visibility::Visible
+                },
+                weight: 1,
+                expect: None,
+                note: None,
+                file: PathBuf::from("test.toml"),
+                line: 1,
+            })
+            .collect();
+        Corpus {
+            root: PathBuf::from("cases"),
+            lessons: Vec::new(),
+            cases,
+            fingerprint: "test".into(),
+        }
+    }
+
+    /// Each call returns its input and every input this process has seen;
+    /// an input starting with "crash" ends the process.
+    const SOURCE: &str = "import os\nSEEN = []\n\
+        def parse_contract_json(s):\n    SEEN.append(s)\n    \
+        if s.startswith('crash'):\n        os._exit(3)\n    return [s, list(SEEN)]\n";
+
+    fn ran(reply: &Reply, corpus: &Corpus) -> Vec<(String, serde_json::Value)> {
+        reply
+            .outcomes
+            .iter()
+            .map(|(i, o)| {
+                let got = match o {
+                    CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
+                    CaseOutcome::Crashed { .. } => serde_json::json!("crashed"),
+                    other => panic!("unexpected outcome {other:?}"),
+                };
+                (corpus.cases[*i].name.clone(), got)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_subset_runs_exactly_its_cases_visible_first() {
+        use serde_json::json;
+        // Corpus order interleaves visible (v*) and hidden (h*) cases.
+        let corpus = corpus(&[
+            ("v0", false),
+            ("h0", true),
+            ("v1", false),
+            ("crash-v2", false),
+            ("h1", true),
+            ("v3", false),
+            ("crash-h2", true),
+            ("h3", true),
+        ]);
+        let inputs = crate::record::case_inputs(&corpus);
+        let python = sandbox::Python::find(None).unwrap();
+        let setup = Setup {
+            isolation: Isolation::Rlimits,
+            python,
+            must_not_read: Vec::new(),
+            limits: Limits {
+                case_timeout: Duration::from_secs(5),
+                wall: Duration::from_secs(60),
+                memory_bytes: 1 << 30,
+                file_bytes: 16 << 20,
+                open_files: 64,
+                processes: 32,
+            },
+            inputs,
+        };
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let src = SOURCE.as_bytes();
+
+        // Visible cases only: the hidden inputs are never asked for.
+        let reply = w.record(src, &setup.inputs, Some(&[5, 0])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!(["v0", ["v0"]])),
+                ("v3".into(), json!(["v3", ["v0", "v3"]])),
+            ]
+        );
+        assert_eq!(w.hidden_requests(), 0);
+
+        // Visible before hidden, corpus order within each, duplicates once,
+        // a crash in either part restarting at the next chosen case.
+        let only = [7, 3, 1, 6, 0, 7, 2];
+        let reply = w.record(src, &setup.inputs, Some(&only)).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!(["v0", ["v0"]])),
+                ("v1".into(), json!(["v1", ["v0", "v1"]])),
+                ("crash-v2".into(), json!("crashed")),
+                ("h0".into(), json!(["h0", ["h0"]])),
+                ("crash-h2".into(), json!("crashed")),
+                ("h3".into(), json!(["h3", ["h3"]])),
+            ]
+        );
+        assert_eq!(w.hidden_requests(), 1);
+
+        // Hidden cases only, then every case: the worker answers in step.
+        let reply = w.record(src, &setup.inputs, Some(&[4])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![("h1".into(), json!(["h1", ["h1"]]))]
+        );
+        assert_eq!(w.hidden_requests(), 2);
+        let reply = w.record(src, &setup.inputs, None).unwrap();
+        let order: Vec<usize> = reply.outcomes.iter().map(|(i, _)| *i).collect();
+        assert_eq!(order, vec![0, 2, 3, 5, 1, 4, 6, 7]);
+        assert_eq!(w.hidden_requests(), 3);
+
+        // An empty subset runs nothing; an index past the corpus is refused.
+        let reply = w.record(src, &setup.inputs, Some(&[])).unwrap();
+        assert!(reply.outcomes.is_empty());
+        assert!(w.record(src, &setup.inputs, Some(&[8])).is_err());
+        assert_eq!(w.hidden_requests(), 3);
+    }
 }
