@@ -2,7 +2,10 @@
 //!
 //! Every renderer is a pure function of the run: no clocks, no thread
 //! schedule, so the same inputs give byte-identical reports whatever `--jobs`
-//! is. Files are written atomically (temp file in the same folder + rename).
+//! is. Every renderer writes into a [`Write`] and reads case grades one
+//! submission at a time ([`GradeRun::full`]), so a report of any size is
+//! never held in memory; `render(...) -> String` is the same into a `Vec`.
+//! Files are written atomically (temp file in the same folder + rename).
 
 pub mod csv;
 pub mod gradescope;
@@ -94,6 +97,22 @@ impl Environment {
         };
         format!("sandbox: {tier}{python}")
     }
+}
+
+/// What a renderer writes into a `Vec`, as text: the `render(...) -> String`
+/// conveniences are built on the writers (an I/O error cannot happen).
+pub fn to_string(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> String {
+    let mut bytes = Vec::new();
+    let _ = write(&mut bytes);
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether a submission's failure section says anything (it was not
+/// graded, or a case failed), from its summary alone: what needs no case
+/// grades is not read back from the spool.
+pub fn has_failures(s: &SubmissionGrade) -> bool {
+    s.status != crate::grade::Status::Graded
+        || s.checkpoints.iter().any(|c| c.cases_passed < c.cases_total)
 }
 
 /// Writes `contents` to `path` atomically: readers see the old file or the
