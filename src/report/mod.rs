@@ -118,6 +118,15 @@ pub fn has_failures(s: &SubmissionGrade) -> bool {
 /// Writes `contents` to `path` atomically: readers see the old file or the
 /// new one, never half of it.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(contents)?;
+    persist(tmp, path)
+}
+
+/// A temporary file in `path`'s folder, to write a report into and then
+/// [`persist`] as `path` (a rename, so atomic): a report is rendered
+/// straight into it, never held in memory.
+pub fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -131,8 +140,11 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(contents)?;
+    builder.tempfile_in(dir)
+}
+
+/// Makes a [`temp_beside`] file `path`, once it is on disk.
+pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
