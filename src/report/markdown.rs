@@ -57,6 +57,8 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
             let _ = write!(out, " {text} |");
         }
         let _ = writeln!(out, " {} |", total_cell(s));
+        w.write_all(out.as_bytes())?;
+        out.clear();
     }
     let _ = writeln!(out);
     w.write_all(out.as_bytes())?;

@@ -90,7 +90,7 @@ pub fn write_with(
     details: Details,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    w.write_all(table(run, color).as_bytes())?;
+    table(run, color, w)?;
     if details == Details::None {
         return Ok(());
     }
@@ -123,7 +123,7 @@ pub fn write_with(
 }
 
 /// The summary table (and the integrity findings), from summaries alone.
-fn table(run: &GradeRun, color: bool) -> String {
+fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let paint = |text: &str, code: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -135,9 +135,9 @@ fn table(run: &GradeRun, color: bool) -> String {
     let mut header = vec!["submission".to_string()];
     header.extend(ids.iter().map(|s| s.to_string()));
     header.push("total".into());
-    // Cells as (text, colour).
-    let mut rows: Vec<Vec<(String, Option<&str>)>> = Vec::new();
-    for s in &run.submissions {
+    // A row's cells as (text, colour), made twice (for the widths, then to
+    // write it) rather than kept: the table of a large run is not held.
+    let row = |s: &SubmissionGrade| -> Vec<(String, Option<&str>)> {
         let mut row = vec![(printable(&s.id), None)];
         for cp in &s.checkpoints {
             row.push(match s.status {
@@ -151,17 +151,14 @@ fn table(run: &GradeRun, color: bool) -> String {
         }
         let ok = s.status == Status::Graded && s.checkpoints.iter().all(|c| c.passed);
         row.push((total_cell(s), Some(if ok { GREEN } else { RED })));
-        rows.push(row);
+        row
+    };
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for s in &run.submissions {
+        for (width, (text, _)) in widths.iter_mut().zip(row(s)) {
+            *width = (*width).max(text.chars().count());
+        }
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].0.chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
     let mut out = String::new();
     if let Some(shards) = &run.shards {
         let _ = writeln!(out, "{}", paint(&shards.note(), RED));
@@ -180,8 +177,8 @@ fn table(run: &GradeRun, color: bool) -> String {
         .map(|(i, h)| pad(h, widths[i], i == 0))
         .collect();
     let _ = writeln!(out, "{}", paint(head.join("  ").trim_end(), BOLD));
-    for row in &rows {
-        let cells: Vec<String> = row
+    for s in &run.submissions {
+        let cells: Vec<String> = row(s)
             .iter()
             .enumerate()
             .map(|(i, (text, code))| {
@@ -193,6 +190,8 @@ fn table(run: &GradeRun, color: bool) -> String {
             })
             .collect();
         let _ = writeln!(out, "{}", cells.join("  "));
+        w.write_all(out.as_bytes())?;
+        out.clear();
     }
     let flagged: Vec<(String, String)> = run
         .submissions
@@ -209,7 +208,7 @@ fn table(run: &GradeRun, color: bool) -> String {
             let _ = writeln!(out, "  {}: {}", paint(&id, BOLD), printable(&line));
         }
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// One submission's failure details (as [`failure_section`] decides them).
