@@ -443,3 +443,65 @@ fn reports_are_written_atomically_to_their_path() {
     report::write_atomic(&path, text.as_bytes()).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
+
+/// Every report of `run`, as (name, text).
+fn every_report(run: &GradeRun) -> Vec<(String, String)> {
+    use report::terminal::Details;
+    let mut out = vec![
+        ("json".to_string(), report::json::render(run)),
+        ("csv".into(), report::csv::render(run).unwrap()),
+        ("junit".into(), report::junit::render(run).unwrap()),
+        ("markdown".into(), report::markdown::render(run)),
+        ("html".into(), report::html::render(run)),
+        ("footer".into(), report::terminal::footer(run)),
+    ];
+    for (name, details) in [
+        ("none", Details::None),
+        ("capped", Details::Capped),
+        ("all", Details::All),
+    ] {
+        for color in [false, true] {
+            out.push((
+                format!("terminal {name} color={color}"),
+                report::terminal::render_with(run, color, details),
+            ));
+        }
+    }
+    out
+}
+
+/// A run whose case grades are spooled to disk (every report reads them
+/// back one submission at a time) writes every report byte for byte as the
+/// same run kept in memory, for both audiences.
+#[test]
+fn every_report_is_the_same_from_a_spooled_run() {
+    let run = support::run();
+    let spooled = support::run().spooled().unwrap();
+    assert!(spooled
+        .submissions
+        .iter()
+        .all(|s| s.checkpoints.iter().all(|c| c.cases.is_empty())));
+    for audience in [Audience::Instructor, Audience::Student] {
+        let (a, b) = (run.view(audience), spooled.view(audience));
+        for ((name, want), (_, got)) in every_report(&a).into_iter().zip(every_report(&b)) {
+            assert!(want == got, "{audience:?} {name} differs when spooled");
+        }
+        assert_eq!(report::json::report(&a), report::json::report(&b));
+    }
+    assert_eq!(spooled.details.error(), None);
+    // Gradescope (one submission, always the student view), both layouts.
+    for id in ["partial", "syntax-error", "broken", "model"] {
+        let (one, spooled) = (only(id), only(id).spooled().unwrap());
+        for tests in [Tests::Checkpoint, Tests::Case] {
+            for hidden in [HiddenVisibility::Hidden, HiddenVisibility::AfterPublished] {
+                let options = Options { hidden, tests };
+                assert!(
+                    report::gradescope::render(&one, options).unwrap()
+                        == report::gradescope::render(&spooled, options).unwrap(),
+                    "gradescope {id} {options:?}"
+                );
+            }
+        }
+        assert_eq!(spooled.details.error(), None);
+    }
+}

@@ -38,8 +38,59 @@ fn html_is_self_contained() {
     for needle in ["http://", "https://", "src=", "<link", "@import", "url("] {
         assert!(!html.contains(needle), "the page loads something: {needle}");
     }
-    assert_eq!(html.matches("<script").count(), 1, "one inline script only");
+    assert_eq!(
+        html.matches("<script").count(),
+        2,
+        "one inline script and its data"
+    );
+    assert_eq!(
+        html.matches("<script>").count(),
+        1,
+        "one inline script only"
+    );
+    assert_eq!(
+        html.matches("<script type=\"application/json\" id=\"data\">")
+            .count(),
+        1
+    );
     assert!(html.contains("<svg"), "charts are inline SVG");
+}
+
+/// The page's data (`<script type="application/json" id="data">`), read
+/// back; checks that nothing in it can end or change its element.
+fn data(html: &str) -> serde_json::Value {
+    let open = "<script type=\"application/json\" id=\"data\">";
+    let start = html.find(open).expect("the page has its data") + open.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let text = &html[start..end];
+    for c in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+        assert!(!text.contains(c), "{c:?} in the page's data");
+    }
+    serde_json::from_str(text).expect("the page's data is JSON")
+}
+
+/// The page with what its script draws from its data appended as HTML: the
+/// details written in full (as HTML, escaped when the page was written), and
+/// the rows and details in brief as the text the script puts in (escaped
+/// here as the DOM would show it).
+fn expanded(html: &str) -> String {
+    let data = data(html);
+    let mut out = html.to_string();
+    for row in data["rows"].as_array().unwrap() {
+        for v in row.as_array().unwrap() {
+            if let Some(t) = v.as_str() {
+                out.push_str(&report::html::esc(t));
+                out.push('\n');
+            }
+        }
+    }
+    for d in data["details"].as_array().unwrap() {
+        match d.as_str() {
+            Some(html) => out.push_str(html),
+            None => out.push_str(&report::html::esc(&d.to_string())),
+        }
+    }
+    out
 }
 
 /// The class numbers, computed here straight from the run.
@@ -165,14 +216,16 @@ fn student_text_cannot_inject_markup() {
         .failures()
         .any(|(_, f)| f.reason.contains("<script>alert('pwned')"))));
     for audience in [Audience::Instructor, Audience::Student] {
-        let html = report::html::render(&run.for_audience(audience));
-        let clean = report::html::render(&support::run().for_audience(audience));
+        let html = expanded(&report::html::render(&run.for_audience(audience)));
+        let clean = expanded(&report::html::render(
+            &support::run().for_audience(audience),
+        ));
         // Only the page's own kinds of tags, and no more scripts than it has.
         let allowed: BTreeSet<String> = tag_names(&clean).into_iter().collect();
         for name in tag_names(&html) {
             assert!(allowed.contains(&name), "injected tag <{name}>");
         }
-        assert_eq!(html.matches("<script").count(), 1);
+        assert_eq!(html.matches("<script").count(), 2);
         assert_eq!(html.matches("</details>").count(), run.submissions.len());
         assert_eq!(
             html.matches("</pre>").count(),
@@ -192,8 +245,8 @@ fn student_text_cannot_inject_markup() {
 #[test]
 fn students_never_see_hidden_inputs() {
     let run = support::run();
-    let student = report::html::render(&run.for_audience(Audience::Student));
-    let instructor = report::html::render(&run);
+    let student = expanded(&report::html::render(&run.for_audience(Audience::Student)));
+    let instructor = expanded(&report::html::render(&run));
     // The fixture's hidden cases: their calls appear for instructors only.
     let hidden_calls: Vec<String> = run
         .submissions
@@ -234,6 +287,6 @@ fn empty_and_all_error_runs_render() {
     );
     let s = stats::compute(&broken);
     assert_eq!((s.graded, s.errors, s.mean, s.median), (0, 1, None, None));
-    let html = report::html::render(&broken);
+    let html = expanded(&report::html::render(&broken));
     assert!(html.contains("<pre>error: truncated</pre>"));
 }

@@ -9,6 +9,9 @@
 #[path = "fixtures/grading/support.rs"]
 mod support;
 
+#[path = "fixtures/grading/large.rs"]
+mod large;
+
 use autograder::grade::{self, GradeRun};
 use autograder::report;
 use serde_json::Value;
@@ -40,13 +43,20 @@ fn browser_or_skip(test: &str) -> Option<PathBuf> {
 }
 
 /// Loads `html` with `probe` (a script that runs after the page's own and
-/// writes its findings as JSON into `<body data-probe>`) and returns them.
+/// writes its findings as JSON into `<body data-probe>`) and returns them;
+/// fails when a script of the page (or the probe) throws.
 fn probe(browser: &Path, html: &str, probe: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("dashboard.html");
+    // Errors are caught from the first script on (the page's own included).
+    let html = html.replacen(
+        "<head>",
+        "<head>\n<script>window.__errors = []; window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });</script>",
+        1,
+    );
     let html = html.replace(
         "</body>",
-        &format!("<script>\ndocument.body.setAttribute('data-probe', JSON.stringify((function () {{ {probe} }})()));\n</script>\n</body>"),
+        &format!("<script>\ntry {{ document.body.setAttribute('data-probe', JSON.stringify({{errors: window.__errors, found: (function () {{ {probe} }})()}})); }} catch (e) {{ document.body.setAttribute('data-probe', JSON.stringify({{errors: window.__errors.concat(['probe: ' + e]), found: null}})); }}\n</script>\n</body>"),
     );
     std::fs::write(&page, html).unwrap();
     let out = Command::new(browser)
@@ -81,7 +91,13 @@ fn probe(browser: &Path, html: &str, probe: &str) -> Value {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&");
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    let mut v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    assert_eq!(
+        v["errors"],
+        serde_json::json!([]),
+        "script errors on the page"
+    );
+    v["found"].take()
 }
 
 #[test]
@@ -166,4 +182,82 @@ fn chart_labels_stay_inside_their_charts() {
             assert!(labels.iter().any(|l| l == "100% (120/120)"), "{found}");
         }
     }
+}
+
+/// 10,000 submissions on the course's ~1,400 cases (spooled, with
+/// realistic failures: some submissions fail hundreds of cases): the page
+/// stays under 20 MB, loads without script errors, shows one page of the
+/// table, the pager moves, and the filter finds a submission on a later page.
+#[test]
+fn ten_thousand_submissions_page_and_filter() {
+    let Some(browser) = browser_or_skip("10,000 submissions") else {
+        return;
+    };
+    let run = large::run(10_000);
+    let html = report::html::render(&run);
+    assert_eq!(run.details.error(), None);
+    assert!(
+        html.len() < 20_000_000,
+        "the dashboard of 10,000 submissions is {} bytes",
+        html.len()
+    );
+    assert!(html.contains("id=\"cut\""), "the page says what is cut");
+    let found = probe(
+        &browser,
+        &html,
+        r#"
+        function rows() {
+          return Array.prototype.map.call(document.querySelectorAll('#subs tbody tr'), function (r) { return r.cells[0].getAttribute('data-v'); });
+        }
+        function details() {
+          return Array.prototype.map.call(document.querySelectorAll('#details details'), function (d) { return d.getAttribute('data-id'); });
+        }
+        var result = {first: rows(), page: document.getElementById('page').textContent, pager: !document.getElementById('pager').hidden};
+        document.getElementById('next').click();
+        result.second = rows();
+        result.second_details = details();
+        result.second_page = document.getElementById('page').textContent;
+        var f = document.getElementById('filter');
+        f.value = 'student-09863';
+        f.dispatchEvent(new Event('input'));
+        result.filtered = rows();
+        result.filtered_details = details();
+        result.filtered_text = document.querySelector('#details details').textContent;
+        f.value = '';
+        f.dispatchEvent(new Event('input'));
+        result.cleared = rows().length;
+        return result;
+        "#,
+    );
+    let ids = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = ids(&found["first"]);
+    assert_eq!(first.len(), report::html::PAGE, "{found}");
+    assert_eq!(first[0], "student-00000");
+    assert_eq!(found["pager"], true);
+    assert_eq!(found["page"], "page 1 of 100 · 10000 submissions");
+    let second = ids(&found["second"]);
+    assert_eq!(second.len(), report::html::PAGE);
+    assert_eq!(second[0], "student-00100");
+    assert_eq!(
+        ids(&found["second_details"]),
+        second,
+        "the failures follow the page"
+    );
+    assert_eq!(found["second_page"], "page 2 of 100 · 10000 submissions");
+    // A submission far past the first page (and past the details in full:
+    // it fails hundreds of cases, shown in brief).
+    assert_eq!(ids(&found["filtered"]), ["student-09863"]);
+    assert_eq!(ids(&found["filtered_details"]), ["student-09863"]);
+    let text = found["filtered_text"].as_str().unwrap();
+    assert!(
+        text.contains("cases failed") && text.contains("(in brief)"),
+        "{text}"
+    );
+    assert_eq!(found["cleared"], report::html::PAGE);
 }

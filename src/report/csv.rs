@@ -9,9 +9,16 @@ use crate::grade::{Audience, GradeRun, Status};
 
 /// The gradebook as CSV text.
 pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
+    let mut bytes = Vec::new();
+    write(run, &mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Writes the gradebook into `out` (summaries only: no case grades read).
+pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), ::csv::Error> {
     let mut w = ::csv::WriterBuilder::new()
         .terminator(::csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
+        .from_writer(out);
     let mut header = vec!["id".to_string(), "status".to_string()];
     header.extend(run.corpus.checkpoints.iter().map(|c| c.id.clone()));
     header.push("total".into());
@@ -35,6 +42,6 @@ pub fn render(run: &GradeRun) -> Result<String, ::csv::Error> {
         }
         w.write_record(&row)?;
     }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    w.flush()?;
+    Ok(())
 }

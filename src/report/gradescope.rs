@@ -78,7 +78,9 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
     }
     let env = super::Environment::of(run);
     let run = run.view(Audience::Student);
-    let s = &run.submissions[0];
+    // Its case grades, read back when the run is spooled.
+    let s = run.full_one(&run.submissions[0]);
+    let s = s.as_ref();
     // A reason every case failed with (main.py did not import) is said once,
     // at the top; the tests then only name it.
     let common = common_reason(s);

@@ -1,16 +1,28 @@
 //! `--json`: everything, schema `autograder-report/1` (the types in
-//! [`super::schema`]), for dashboards and for merging.
+//! [`super::schema`]), for dashboards and for merging. Written as it is
+//! made: one submission's case grades at a time (see [`GradeRun::full`]).
 
 use super::schema::{self, Checkpoint, Failure, Report, Submission};
-use crate::grade::{Audience, CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
+use crate::grade::{
+    Audience, CaseGrade, CheckpointGrade, CorpusInfo, GradeRun, Shards, SubmissionGrade,
+};
+use serde::ser::{Serialize, Serializer};
+use std::io::Write;
 
 pub use super::schema::SCHEMA;
 
 /// The report as JSON text (pretty-printed, ending with a newline).
 pub fn render(run: &GradeRun) -> String {
-    let mut text = serde_json::to_string_pretty(&report(run)).unwrap_or_default();
-    text.push('\n');
-    text
+    super::to_string(|w| write(run, w))
+}
+
+/// Writes the report (pretty-printed, ending with a newline) into `out`,
+/// one submission at a time: a report of any size is never held in memory.
+pub fn write(run: &GradeRun, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, &Streamed::of(run))?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// The report as a JSON value.
@@ -18,24 +30,60 @@ pub fn to_value(run: &GradeRun) -> serde_json::Value {
     serde_json::to_value(report(run)).unwrap_or_default()
 }
 
-/// The report of a run, as the schema's types.
+/// The report of a run, as the schema's types (all in memory: for tests
+/// and small runs; [`write`] streams).
 pub fn report(run: &GradeRun) -> Report {
     Report {
         schema: SCHEMA.to_string(),
         audience: run.audience,
         corpus: run.corpus.clone(),
-        environment: super::Environment::of(run).map(|e| schema::Environment {
-            summary: e.line(),
-            isolation: e.isolation,
-            python: e.python,
-            sandbox: e.sandbox,
-        }),
-        submissions: run
-            .submissions
-            .iter()
-            .map(|s| submission(s, run.audience))
-            .collect(),
+        environment: environment(run),
+        submissions: run.full().map(|s| submission(&s, run.audience)).collect(),
         shards: run.shards.clone(),
+    }
+}
+
+fn environment(run: &GradeRun) -> Option<schema::Environment> {
+    super::Environment::of(run).map(|e| schema::Environment {
+        summary: e.line(),
+        isolation: e.isolation,
+        python: e.python,
+        sandbox: e.sandbox,
+    })
+}
+
+/// [`Report`] with its submissions made as they are serialised: the same
+/// fields in the same order, so the same bytes.
+#[derive(serde::Serialize)]
+struct Streamed<'a> {
+    schema: &'static str,
+    audience: Audience,
+    corpus: &'a CorpusInfo,
+    environment: Option<schema::Environment>,
+    submissions: Submissions<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shards: Option<&'a Shards>,
+}
+
+impl<'a> Streamed<'a> {
+    fn of(run: &'a GradeRun) -> Self {
+        Streamed {
+            schema: SCHEMA,
+            audience: run.audience,
+            corpus: &run.corpus,
+            environment: environment(run),
+            submissions: Submissions(run),
+            shards: run.shards.as_ref(),
+        }
+    }
+}
+
+struct Submissions<'a>(&'a GradeRun);
+
+impl Serialize for Submissions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let run = self.0;
+        s.collect_seq(run.full().map(|g| submission(&g, run.audience)))
     }
 }
 

@@ -13,8 +13,9 @@
 //! elements and attributes the schema knows.
 
 use super::{failure_details, text};
-use crate::grade::{GradeRun, Status};
+use crate::grade::{GradeRun, Status, SubmissionGrade};
 use serde::Serialize;
+use std::io::Write;
 
 /// `<testsuites>`.
 #[derive(Serialize)]
@@ -100,32 +101,48 @@ impl TestSuite {
     }
 }
 
+/// Why the JUnit report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum JunitError {
+    #[error(transparent)]
+    Xml(#[from] quick_xml::SeError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// The report as XML text.
-pub fn render(run: &GradeRun) -> Result<String, quick_xml::SeError> {
-    let mut suites = Vec::new();
-    for s in &run.submissions {
-        let id = text::xml(&s.id);
-        if s.status == Status::Error {
-            let why = text::xml(&format!(
-                "submission not gradable: {}",
-                s.error.as_deref().unwrap_or("")
-            ));
-            suites.push(TestSuite::new(
-                id.clone(),
-                vec![TestCase {
-                    name: "recording".into(),
-                    classname: id,
-                    time: Seconds(0.0),
-                    failure: None,
-                    error: Some(Problem {
-                        message: why.clone(),
-                        body: why,
-                    }),
-                }],
-            ));
-            continue;
-        }
-        for cp in &s.checkpoints {
+pub fn render(run: &GradeRun) -> Result<String, JunitError> {
+    let mut bytes = Vec::new();
+    write(run, &mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The suites of one submission: one per checkpoint, or one `recording`
+/// error for a submission that was not graded.
+fn suites_of(s: &SubmissionGrade) -> Vec<TestSuite> {
+    let id = text::xml(&s.id);
+    if s.status == Status::Error {
+        let why = text::xml(&format!(
+            "submission not gradable: {}",
+            s.error.as_deref().unwrap_or("")
+        ));
+        return vec![TestSuite::new(
+            id.clone(),
+            vec![TestCase {
+                name: "recording".into(),
+                classname: id,
+                time: Seconds(0.0),
+                failure: None,
+                error: Some(Problem {
+                    message: why.clone(),
+                    body: why,
+                }),
+            }],
+        )];
+    }
+    s.checkpoints
+        .iter()
+        .map(|cp| {
             let cases = cp
                 .cases
                 .iter()
@@ -145,25 +162,76 @@ pub fn render(run: &GradeRun) -> Result<String, quick_xml::SeError> {
                     error: None,
                 })
                 .collect();
-            suites.push(TestSuite::new(format!("{id}/{}", cp.id), cases));
+            TestSuite::new(format!("{id}/{}", cp.id), cases)
+        })
+        .collect()
+}
+
+/// One `<testsuite>` as it sits inside `<testsuites>` (indented one level).
+fn suite_xml(suite: &TestSuite) -> Result<String, quick_xml::SeError> {
+    #[derive(Serialize)]
+    #[serde(rename = "x")]
+    struct One<'a> {
+        testsuite: &'a TestSuite,
+    }
+    let mut out = String::new();
+    let mut ser = quick_xml::se::Serializer::new(&mut out);
+    ser.indent(' ', 4);
+    One { testsuite: suite }.serialize(ser)?;
+    // `<x>\n    <testsuite ...>...</testsuite>\n</x>`: the middle, as is.
+    let inner = out
+        .strip_prefix("<x>")
+        .and_then(|o| o.strip_suffix("\n</x>"))
+        .unwrap_or_default();
+    Ok(inner.to_string())
+}
+
+/// Writes the report into `out`: a first pass over the case grades adds
+/// up the counts and times the root element carries, a second writes each
+/// submission's suites as it reads them (one submission at a time).
+pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), JunitError> {
+    let (mut tests, mut failures, mut errors, mut time, mut any) = (0, 0, 0, 0.0, false);
+    for s in run.full() {
+        for suite in suites_of(&s) {
+            tests += suite.tests;
+            failures += suite.failures;
+            errors += suite.errors;
+            time += suite.time.0;
+            any = true;
         }
     }
-    let doc = TestSuites {
+    let root = TestSuites {
         // A partial run says so where every reader shows it: the report's name.
         name: match &run.shards {
             Some(shards) => format!("autograder ({})", shards.note()),
             None => "autograder".to_string(),
         },
-        tests: suites.iter().map(|s| s.tests).sum(),
-        failures: suites.iter().map(|s| s.failures).sum(),
-        errors: suites.iter().map(|s| s.errors).sum(),
-        time: Seconds(suites.iter().map(|s| s.time.0).sum()),
-        testsuite: suites,
+        tests,
+        failures,
+        errors,
+        time: Seconds(time),
+        testsuite: Vec::new(),
     };
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let mut ser = quick_xml::se::Serializer::new(&mut out);
-    ser.indent(' ', 4);
-    doc.serialize(ser)?;
-    out.push('\n');
-    Ok(out)
+    let mut head = String::new();
+    root.serialize(quick_xml::se::Serializer::new(&mut head))?;
+    let mut out = std::io::BufWriter::new(out);
+    out.write_all(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")?;
+    match head.strip_suffix("/>") {
+        Some(open) if any => {
+            out.write_all(open.as_bytes())?;
+            out.write_all(b">")?;
+            for s in run.full() {
+                for suite in suites_of(&s) {
+                    out.write_all(suite_xml(&suite)?.as_bytes())?;
+                }
+            }
+            out.write_all(b"\n</testsuites>\n")?;
+        }
+        _ => {
+            out.write_all(head.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -3,13 +3,20 @@
 //! checkpoint in fenced blocks (student text is never read as Markdown).
 
 use super::{
-    case_label, failure_details, failure_section, total_cell, FailureSection, FIRST_FAILURES,
+    case_label, failure_details, failure_section, has_failures, total_cell, FailureSection,
+    FIRST_FAILURES,
 };
-use crate::grade::{GradeRun, Status};
+use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::fmt::Write;
 
 /// The summary as Markdown text.
 pub fn render(run: &GradeRun) -> String {
+    super::to_string(|w| write(run, w))
+}
+
+/// Writes the summary into `w`: the table from summaries, then each
+/// submission's failures as its case grades are read back.
+pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut out = String::new();
     let graded = run
         .submissions
@@ -50,40 +57,54 @@ pub fn render(run: &GradeRun) -> String {
             let _ = write!(out, " {text} |");
         }
         let _ = writeln!(out, " {} |", total_cell(s));
+        w.write_all(out.as_bytes())?;
+        out.clear();
     }
     let _ = writeln!(out);
-    for s in &run.submissions {
-        let checkpoints = match failure_section(s) {
-            FailureSection::NotGraded(e) => {
-                let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
-                let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
-                continue;
-            }
-            FailureSection::AllFailed(reason) => {
-                let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
-                let _ = writeln!(out, "{}", fenced(reason));
-                continue;
-            }
-            FailureSection::Checkpoints(checkpoints) => checkpoints,
-        };
-        for c in checkpoints {
-            let (cp, failed) = (c.checkpoint, &c.failed);
-            let _ = writeln!(
-                out,
-                "### {} / {}: {} of {} cases failed\n",
-                cell(&s.id),
-                cp.id,
-                failed.len(),
-                cp.cases_total
-            );
-            for (case, f) in failed.iter().take(FIRST_FAILURES) {
-                let mut lines = vec![format!("✗ {}: {}", case_label(case), f.reason)];
-                lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
-                let _ = writeln!(out, "{}", fenced(&lines.join("\n")));
-            }
-            if failed.len() > FIRST_FAILURES {
-                let _ = writeln!(out, "… and {} more\n", failed.len() - FIRST_FAILURES);
-            }
+    w.write_all(out.as_bytes())?;
+    for summary in &run.submissions {
+        if !has_failures(summary) {
+            continue;
+        }
+        let s = run.full_one(summary);
+        w.write_all(submission(&s).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// One submission's failure section.
+fn submission(s: &SubmissionGrade) -> String {
+    let mut out = String::new();
+    let checkpoints = match failure_section(s) {
+        FailureSection::NotGraded(e) => {
+            let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
+            let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
+            return out;
+        }
+        FailureSection::AllFailed(reason) => {
+            let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
+            let _ = writeln!(out, "{}", fenced(reason));
+            return out;
+        }
+        FailureSection::Checkpoints(checkpoints) => checkpoints,
+    };
+    for c in checkpoints {
+        let (cp, failed) = (c.checkpoint, &c.failed);
+        let _ = writeln!(
+            out,
+            "### {} / {}: {} of {} cases failed\n",
+            cell(&s.id),
+            cp.id,
+            failed.len(),
+            cp.cases_total
+        );
+        for (case, f) in failed.iter().take(FIRST_FAILURES) {
+            let mut lines = vec![format!("✗ {}: {}", case_label(case), f.reason)];
+            lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
+            let _ = writeln!(out, "{}", fenced(&lines.join("\n")));
+        }
+        if failed.len() > FIRST_FAILURES {
+            let _ = writeln!(out, "… and {} more\n", failed.len() - FIRST_FAILURES);
         }
     }
     out

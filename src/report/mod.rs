@@ -2,7 +2,10 @@
 //!
 //! Every renderer is a pure function of the run: no clocks, no thread
 //! schedule, so the same inputs give byte-identical reports whatever `--jobs`
-//! is. Files are written atomically (temp file in the same folder + rename).
+//! is. Every renderer writes into a [`Write`] and reads case grades one
+//! submission at a time ([`GradeRun::full`]), so a report of any size is
+//! never held in memory; `render(...) -> String` is the same into a `Vec`.
+//! Files are written atomically (temp file in the same folder + rename).
 
 pub mod csv;
 pub mod gradescope;
@@ -96,9 +99,34 @@ impl Environment {
     }
 }
 
+/// What a renderer writes into a `Vec`, as text: the `render(...) -> String`
+/// conveniences are built on the writers (an I/O error cannot happen).
+pub fn to_string(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> String {
+    let mut bytes = Vec::new();
+    let _ = write(&mut bytes);
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether a submission's failure section says anything (it was not
+/// graded, or a case failed), from its summary alone: what needs no case
+/// grades is not read back from the spool.
+pub fn has_failures(s: &SubmissionGrade) -> bool {
+    s.status != crate::grade::Status::Graded
+        || s.checkpoints.iter().any(|c| c.cases_passed < c.cases_total)
+}
+
 /// Writes `contents` to `path` atomically: readers see the old file or the
 /// new one, never half of it.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(contents)?;
+    persist(tmp, path)
+}
+
+/// A temporary file in `path`'s folder, to write a report into and then
+/// [`persist`] as `path` (a rename, so atomic): a report is rendered
+/// straight into it, never held in memory.
+pub fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -112,8 +140,11 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(contents)?;
+    builder.tempfile_in(dir)
+}
+
+/// Makes a [`temp_beside`] file `path`, once it is on disk.
+pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

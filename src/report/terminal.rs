@@ -3,10 +3,10 @@
 //! checkpoint with call, expected, got and a diff.
 
 use super::{
-    case_label, checkpoint_ids, failure_details, failure_section, total_cell, FailureSection,
-    FIRST_FAILURES,
+    case_label, checkpoint_ids, failure_details, failure_section, has_failures, total_cell,
+    FailureSection, FIRST_FAILURES,
 };
-use crate::grade::{GradeRun, Status};
+use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::fmt::Write;
 
 const GREEN: &str = "\x1b[32m";
@@ -78,7 +78,52 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
 
 /// [`render`] with the failure details chosen by `details`.
 pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
-    let failures = details != Details::None;
+    super::to_string(|w| write_with(run, color, details, w))
+}
+
+/// Writes [`render_with`]'s text into `out`: the table (summaries only),
+/// then each detailed submission's failures as its case grades are read
+/// back, one submission at a time.
+pub fn write_with(
+    run: &GradeRun,
+    color: bool,
+    details: Details,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    table(run, color, w)?;
+    if details == Details::None {
+        return Ok(());
+    }
+    let mut detailed = 0;
+    let total_with_failures = run.submissions.iter().filter(|s| has_failures(s)).count();
+    for summary in &run.submissions {
+        let mut out = String::new();
+        if details == Details::Capped && has_failures(summary) {
+            if detailed == DETAILED_SUBMISSIONS {
+                let _ = writeln!(
+                    out,
+                    "\n… {} more submissions with failures: see --html or --json",
+                    total_with_failures - detailed
+                );
+                w.write_all(out.as_bytes())?;
+                break;
+            }
+            detailed += 1;
+        }
+        // Only a submission with failures has anything to read back.
+        let s = if has_failures(summary) {
+            run.full_one(summary)
+        } else {
+            std::borrow::Cow::Borrowed(summary)
+        };
+        submission_failures(&mut out, &s, color);
+        w.write_all(out.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The summary table (and the integrity findings), from summaries alone.
+fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let paint = |text: &str, code: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -90,9 +135,9 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
     let mut header = vec!["submission".to_string()];
     header.extend(ids.iter().map(|s| s.to_string()));
     header.push("total".into());
-    // Cells as (text, colour).
-    let mut rows: Vec<Vec<(String, Option<&str>)>> = Vec::new();
-    for s in &run.submissions {
+    // A row's cells as (text, colour), made twice (for the widths, then to
+    // write it) rather than kept: the table of a large run is not held.
+    let row = |s: &SubmissionGrade| -> Vec<(String, Option<&str>)> {
         let mut row = vec![(printable(&s.id), None)];
         for cp in &s.checkpoints {
             row.push(match s.status {
@@ -106,17 +151,14 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
         }
         let ok = s.status == Status::Graded && s.checkpoints.iter().all(|c| c.passed);
         row.push((total_cell(s), Some(if ok { GREEN } else { RED })));
-        rows.push(row);
+        row
+    };
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for s in &run.submissions {
+        for (width, (text, _)) in widths.iter_mut().zip(row(s)) {
+            *width = (*width).max(text.chars().count());
+        }
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].0.chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
     let mut out = String::new();
     if let Some(shards) = &run.shards {
         let _ = writeln!(out, "{}", paint(&shards.note(), RED));
@@ -135,8 +177,8 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
         .map(|(i, h)| pad(h, widths[i], i == 0))
         .collect();
     let _ = writeln!(out, "{}", paint(head.join("  ").trim_end(), BOLD));
-    for row in &rows {
-        let cells: Vec<String> = row
+    for s in &run.submissions {
+        let cells: Vec<String> = row(s)
             .iter()
             .enumerate()
             .map(|(i, (text, code))| {
@@ -148,6 +190,8 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
             })
             .collect();
         let _ = writeln!(out, "{}", cells.join("  "));
+        w.write_all(out.as_bytes())?;
+        out.clear();
     }
     let flagged: Vec<(String, String)> = run
         .submissions
@@ -164,97 +208,89 @@ pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
             let _ = writeln!(out, "  {}: {}", paint(&id, BOLD), printable(&line));
         }
     }
-    if !failures {
-        return out;
+    w.write_all(out.as_bytes())
+}
+
+/// One submission's failure details (as [`failure_section`] decides them).
+fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
+    let paint = |text: &str, code: &str| {
+        if color {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    };
+    let id = printable(&s.id);
+    let section = failure_section(s);
+    if let FailureSection::NotGraded(e) = section {
+        let _ = writeln!(
+            out,
+            "\n{}: {}",
+            paint(&id, BOLD),
+            paint(&format!("error: {e}"), RED)
+        );
+        return;
     }
-    let mut detailed = 0;
-    let with_failures = |s: &&crate::grade::SubmissionGrade| !matches!(failure_section(s), FailureSection::Checkpoints(ref c) if c.is_empty());
-    let total_with_failures = run.submissions.iter().filter(with_failures).count();
-    for s in &run.submissions {
-        if details == Details::Capped && with_failures(&s) {
-            if detailed == DETAILED_SUBMISSIONS {
-                let _ = writeln!(
-                    out,
-                    "\n… {} more submissions with failures: see --html or --json",
-                    total_with_failures - detailed
-                );
-                break;
-            }
-            detailed += 1;
-        }
-        let id = printable(&s.id);
-        let section = failure_section(s);
-        if let FailureSection::NotGraded(e) = section {
+    if s.recording.as_ref().is_some_and(|r| r.stale) {
+        let _ = writeln!(
+            out,
+            "\n{}: {}",
+            paint(&id, BOLD),
+            paint(
+                "note: its recording answers another version of the corpus \
+                 (cases it lacks count as not recorded); record it again",
+                RED
+            )
+        );
+    }
+    let checkpoints = match section {
+        FailureSection::NotGraded(_) => return,
+        FailureSection::AllFailed(reason) => {
             let _ = writeln!(
                 out,
-                "\n{}: {}",
+                "\n{}: every case failed: {}",
                 paint(&id, BOLD),
-                paint(&format!("error: {e}"), RED)
+                paint(reason, RED)
             );
-            continue;
+            return;
         }
-        if s.recording.as_ref().is_some_and(|r| r.stale) {
+        FailureSection::Checkpoints(checkpoints) => checkpoints,
+    };
+    for c in checkpoints {
+        let (cp, failed) = (c.checkpoint, &c.failed);
+        let _ = writeln!(
+            out,
+            "\n{} {} — {} of {} cases failed",
+            paint(&id, BOLD),
+            cp.id,
+            failed.len(),
+            cp.cases_total
+        );
+        for (case, f) in failed.iter().take(FIRST_FAILURES) {
             let _ = writeln!(
                 out,
-                "\n{}: {}",
-                paint(&id, BOLD),
-                paint(
-                    "note: its recording answers another version of the corpus \
-                     (cases it lacks count as not recorded); record it again",
-                    RED
-                )
+                "  {} {}: {}",
+                paint("✗", RED),
+                case_label(case),
+                f.reason
             );
+            for line in failure_details(f) {
+                let line = if !color {
+                    line
+                } else if line.starts_with('+') && !line.starts_with("+++") {
+                    paint(&line, GREEN)
+                } else if line.starts_with('-') && !line.starts_with("---") {
+                    paint(&line, RED)
+                } else {
+                    line
+                };
+                let _ = writeln!(out, "      {line}");
+            }
         }
-        let checkpoints = match section {
-            FailureSection::NotGraded(_) => continue,
-            FailureSection::AllFailed(reason) => {
-                let _ = writeln!(
-                    out,
-                    "\n{}: every case failed: {}",
-                    paint(&id, BOLD),
-                    paint(reason, RED)
-                );
-                continue;
-            }
-            FailureSection::Checkpoints(checkpoints) => checkpoints,
-        };
-        for c in checkpoints {
-            let (cp, failed) = (c.checkpoint, &c.failed);
-            let _ = writeln!(
-                out,
-                "\n{} {} — {} of {} cases failed",
-                paint(&id, BOLD),
-                cp.id,
-                failed.len(),
-                cp.cases_total
-            );
-            for (case, f) in failed.iter().take(FIRST_FAILURES) {
-                let _ = writeln!(
-                    out,
-                    "  {} {}: {}",
-                    paint("✗", RED),
-                    case_label(case),
-                    f.reason
-                );
-                for line in failure_details(f) {
-                    let line = if !color {
-                        line
-                    } else if line.starts_with('+') && !line.starts_with("+++") {
-                        paint(&line, GREEN)
-                    } else if line.starts_with('-') && !line.starts_with("---") {
-                        paint(&line, RED)
-                    } else {
-                        line
-                    };
-                    let _ = writeln!(out, "      {line}");
-                }
-            }
-            if failed.len() > FIRST_FAILURES {
-                let _ = writeln!(out, "  … and {} more", failed.len() - FIRST_FAILURES);
-            }
+        if failed.len() > FIRST_FAILURES {
+            let _ = writeln!(out, "  … and {} more", failed.len() - FIRST_FAILURES);
         }
     }
-    out
 }
 
 /// A submission id as the terminal may show it: folder names can hold

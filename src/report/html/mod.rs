@@ -15,14 +15,26 @@ use super::{
 };
 use crate::corpus::Visibility;
 use crate::grade::{GradeRun, Status, SubmissionGrade};
+use serde_json::json;
 use stats::{Rate, Stats};
 use std::fmt::Write;
+use std::io::Write as _;
 use svg::pct_text;
 
 /// How many failures per checkpoint a submission's details list.
 const DETAIL_FAILURES: usize = 20;
 /// How many cases the "most failed" table lists.
 const TOP_CASES: usize = 25;
+/// How many submissions a page of the table (and of the failures) shows.
+pub const PAGE: usize = 100;
+/// How many bytes of the page the submissions' failures in full may take
+/// (as escaped in the page's data): past it, the next submissions' are
+/// shown in brief, so 10,000 submissions stay a page of a few MB.
+pub const DETAILS_BUDGET: usize = 8_000_000;
+/// In brief, how many failed cases of a checkpoint are named.
+pub const BRIEF_CASES: usize = 3;
+/// In brief, how many characters of an error or common reason are shown.
+pub const BRIEF_CHARS: usize = 300;
 
 /// Text made safe for HTML element content and quoted attribute values:
 /// what [`super::text`] hides becomes U+FFFD, markup is escaped.
@@ -43,6 +55,14 @@ pub fn esc(text: &str) -> String {
 
 /// The dashboard as one HTML page.
 pub fn render(run: &GradeRun) -> String {
+    super::to_string(|w| write(run, w))
+}
+
+/// Writes the dashboard into `w`: the class numbers (one pass over the
+/// case grades), then every submission's row and failures as data for the
+/// page's script (a second pass, one submission at a time).
+pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(w);
     let stats = stats::compute(run);
     let mut out = String::new();
     out.push_str(HEAD);
@@ -83,10 +103,14 @@ pub fn render(run: &GradeRun) -> String {
     heatmap(&mut out, run, &stats);
     failed_cases(&mut out, &stats);
     submissions_table(&mut out, run);
-    details(&mut out, run);
+    w.write_all(out.as_bytes())?;
+    let cut = data(&mut w, run)?;
+    let mut out = String::new();
+    failures_section(&mut out, run, cut);
     out.push_str(SCRIPT);
     out.push_str("</body>\n</html>\n");
-    out
+    w.write_all(out.as_bytes())?;
+    w.flush()
 }
 
 fn short(fingerprint: &str) -> &str {
@@ -238,9 +262,16 @@ fn tags(list: &[String]) -> String {
         .join(" ")
 }
 
+/// The submissions table's head, pager and filter; its rows are drawn by
+/// the page's script from the data (see [`data`]), a page at a time.
 fn submissions_table(out: &mut String, run: &GradeRun) {
-    out.push_str("<section><h2>Submissions</h2>\n<p class=\"note\">✓: every case passed; otherwise passed/total case weight. Click an id for its failures.<span class=\"js-only\" hidden> Click a column to sort.</span></p>\n");
-    out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"filter by id…\" title=\"filters this table and the failures below\" hidden>\n");
+    let _ = writeln!(
+        out,
+        "<section><h2>Submissions</h2>\n<p class=\"note\">✓: every case passed; otherwise passed/total case weight. Click an id for its failures.<span class=\"js-only\" hidden> Click a column to sort; {PAGE} submissions a page.</span></p>"
+    );
+    out.push_str("<noscript><p class=\"note bad\">This table and the failures by submission are drawn by the page's script, which is off here: the --csv gradebook and the --json report hold the same.</p></noscript>\n");
+    out.push_str("<div class=\"controls\"><input id=\"filter\" type=\"search\" placeholder=\"filter by id…\" title=\"filters this table and the failures below, across all pages\" hidden>\n");
+    out.push_str("<span id=\"pager\" hidden><button type=\"button\" id=\"prev\">‹ previous</button> <span id=\"page\"></span> <button type=\"button\" id=\"next\">next ›</button></span></div>\n");
     out.push_str("<div class=\"scroll\"><table id=\"subs\" class=\"subs\"><thead><tr><th data-kind=\"text\">submission</th><th data-kind=\"text\">status</th>");
     for cp in &run.corpus.checkpoints {
         let _ = write!(
@@ -250,54 +281,197 @@ fn submissions_table(out: &mut String, run: &GradeRun) {
             esc(&cp.id).replace('_', "_<wbr>")
         );
     }
-    out.push_str("<th data-kind=\"num\">total</th></tr></thead><tbody>\n");
-    for (i, s) in run.submissions.iter().enumerate() {
-        // Integrity findings (instructors only): a badge, the findings in its tooltip.
-        let badge = match super::integrity_line(run, s) {
-            Some(line) => format!(
-                " <a class=\"integrity\" href=\"#sub-{i}\" title=\"{}\">⚑ {}</a>",
-                esc(&line),
-                s.integrity.len()
-            ),
-            None => String::new(),
-        };
-        let _ = write!(
-            out,
-            "<tr><td data-v=\"{id}\" class=\"nowrap\"><a href=\"#sub-{i}\">{id}</a>{badge}</td><td data-v=\"{st}\" class=\"{st}\">{st}</td>",
-            id = esc(&s.id),
-            st = s.status.name()
-        );
-        for cp in &s.checkpoints {
-            let (text, class, v) = match s.status {
-                Status::Error => ("–".to_string(), "err", -1.0),
-                Status::Graded if cp.passed => ("✓".to_string(), "ok", cp.score),
-                Status::Graded => (
-                    format!("{}/{}", cp.weight_passed, cp.weight_total),
-                    "ko",
-                    cp.score,
-                ),
-            };
-            let _ = write!(out, "<td data-v=\"{v}\" class=\"{class}\">{text}</td>");
-        }
-        let v = match s.status {
-            Status::Error => -1.0,
-            Status::Graded => s.percent(),
-        };
-        let _ = writeln!(
-            out,
-            "<td data-v=\"{v}\" class=\"nowrap\">{}</td></tr>",
-            esc(&total_cell(s))
-        );
-    }
-    out.push_str("</tbody></table></div></section>\n");
+    out.push_str(
+        "<th data-kind=\"num\">total</th></tr></thead><tbody></tbody></table></div></section>\n",
+    );
 }
 
-fn details(out: &mut String, run: &GradeRun) {
-    out.push_str("<section><h2>Failures by submission</h2>\n");
-    for (i, s) in run.submissions.iter().enumerate() {
-        submission_details(out, i, s, run);
+/// What the failures by submission leave out (see [`DETAILS_BUDGET`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Cut {
+    /// Submissions whose failures are shown in full (the first ones).
+    full: usize,
+    /// Submissions after them, shown in brief.
+    brief: usize,
+}
+
+/// JSON for inside `<script type="application/json">`: `<`, `>` and `&`
+/// (so no `</script>` or `<!--` can end or change the element) and U+2028,
+/// U+2029 are escaped, as JSON allows inside strings (the only place they
+/// can occur).
+pub fn script_json(value: &impl serde::Serialize) -> String {
+    let text = serde_json::to_string(value).unwrap_or_else(|_| "null".to_string());
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
     }
-    out.push_str("</section>\n");
+    out
+}
+
+/// Writes the page's data, `<script type="application/json" id="data">`:
+/// `{"checkpoints": [...], "cases": [[name...]...], "rows": [...],
+/// "details": [...]}`. A row is `[id, status, total text, total %
+/// (-1 for an error), integrity findings, their line or null, a cell per
+/// checkpoint ("✓", "passed/total" weight, or "–")]`. A submission's
+/// details are its `<details>` element as HTML (escaped here, as the rest
+/// of the page) for the first submissions, up to [`DETAILS_BUDGET`] bytes;
+/// after that, in brief, as data the script writes as text.
+fn data(w: &mut dyn std::io::Write, run: &GradeRun) -> std::io::Result<Cut> {
+    let checkpoints: Vec<&str> = run
+        .corpus
+        .checkpoints
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect();
+    let cases: Vec<Vec<&str>> = run
+        .corpus
+        .checkpoints
+        .iter()
+        .map(|c| c.case_list.iter().map(|k| k.case.as_str()).collect())
+        .collect();
+    write!(
+        w,
+        "<script type=\"application/json\" id=\"data\">{{\"checkpoints\":{},\"cases\":{},\"rows\":[",
+        script_json(&checkpoints),
+        script_json(&cases)
+    )?;
+    for (i, s) in run.submissions.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",\n")?;
+        }
+        w.write_all(script_json(&row(run, s)).as_bytes())?;
+    }
+    w.write_all(b"],\n\"details\":[")?;
+    let (mut cut, mut spent) = (Cut::default(), 0usize);
+    for (i, summary) in run.submissions.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",\n")?;
+        }
+        // Only a submission with failures has case grades to read back.
+        let s = if super::has_failures(summary) {
+            run.full_one(summary)
+        } else {
+            std::borrow::Cow::Borrowed(summary)
+        };
+        let text = if cut.brief == 0 {
+            let mut html = String::new();
+            submission_details(&mut html, i, &s, run);
+            let text = script_json(&html);
+            (spent + text.len() <= DETAILS_BUDGET).then_some(text)
+        } else {
+            None
+        };
+        let text = match text {
+            Some(text) => {
+                cut.full += 1;
+                spent += text.len();
+                text
+            }
+            None => {
+                cut.brief += 1;
+                script_json(&brief(run, i, &s))
+            }
+        };
+        w.write_all(text.as_bytes())?;
+    }
+    w.write_all(b"]}</script>\n")?;
+    Ok(cut)
+}
+
+/// A submission's row of the table, as data (see [`data`]).
+fn row(run: &GradeRun, s: &SubmissionGrade) -> serde_json::Value {
+    use crate::report::text::replaced;
+    let mut row = vec![
+        json!(replaced(&s.id)),
+        json!(s.status.name()),
+        json!(replaced(&total_cell(s))),
+        json!(match s.status {
+            Status::Error => -1.0,
+            Status::Graded => s.percent(),
+        }),
+        json!(s.integrity.len()),
+        json!(super::integrity_line(run, s).map(|l| replaced(&l))),
+    ];
+    row.extend(s.checkpoints.iter().map(|cp| {
+        json!(match s.status {
+            Status::Error => "–".to_string(),
+            Status::Graded if cp.passed => "✓".to_string(),
+            Status::Graded => format!("{}/{}", cp.weight_passed, cp.weight_total),
+        })
+    }));
+    serde_json::Value::Array(row)
+}
+
+/// A submission's failures in brief (past [`DETAILS_BUDGET`]): `{"i":
+/// index, "id", "total", "n": failed cases, "integrity": findings, and one
+/// of "error": why, "all": the one reason every case failed with, or
+/// "checkpoints": [[checkpoint index, failed, of, [case index...]]]}` with
+/// at most [`BRIEF_CASES`] case indices per checkpoint and texts cut to
+/// [`BRIEF_CHARS`] characters.
+fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
+    use crate::report::text::{cut, replaced};
+    let failed: usize = s.checkpoints.iter().map(|c| c.failures().count()).sum();
+    let mut v = json!({
+        "i": i,
+        "id": replaced(&s.id),
+        "total": replaced(&total_cell(s)),
+        "n": failed,
+        "integrity": if run.audience == crate::grade::Audience::Instructor { s.integrity.len() } else { 0 },
+    });
+    match failure_section(s) {
+        FailureSection::NotGraded(e) => v["error"] = json!(replaced(&cut(e, BRIEF_CHARS))),
+        FailureSection::AllFailed(r) => v["all"] = json!(replaced(&cut(r, BRIEF_CHARS))),
+        FailureSection::Checkpoints(checkpoints) => {
+            v["checkpoints"] = checkpoints
+                .iter()
+                .filter_map(|c| {
+                    let ci = run
+                        .corpus
+                        .checkpoints
+                        .iter()
+                        .position(|k| k.id == c.checkpoint.id)?;
+                    let first: Vec<usize> = c
+                        .checkpoint
+                        .cases
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, k)| k.failure.is_some())
+                        .map(|(ki, _)| ki)
+                        .take(BRIEF_CASES)
+                        .collect();
+                    Some(json!([ci, c.failed.len(), c.checkpoint.cases_total, first]))
+                })
+                .collect();
+        }
+    }
+    v
+}
+
+/// "Failures by submission": what is cut, then the script draws the
+/// current page's submissions into `#details`.
+fn failures_section(out: &mut String, run: &GradeRun, cut: Cut) {
+    out.push_str("<section><h2>Failures by submission</h2>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">The submissions of the table's page (and filter). Each failed checkpoint shows up to {DETAIL_FAILURES} failed cases in full.</p>"
+    );
+    if cut.brief > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note bad\" id=\"cut\">To keep this page small, failures are shown in full for the first {} submissions only; for the other {} of {}, each failed checkpoint shows how many cases failed and the first {BRIEF_CASES} of them. The --json report has every failure of every submission.</p>",
+            cut.full,
+            cut.brief,
+            run.submissions.len()
+        );
+    }
+    out.push_str("<div id=\"details\"></div></section>\n");
 }
 
 fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade, run: &GradeRun) {
@@ -473,56 +647,167 @@ li.failure.hidden { border-left-color: #f79009; }
 pre .add { color: #1f7a3a; background: #e8f5ec; }
 pre .del { color: #b42318; background: #fdecea; }
 pre .hunk { color: var(--muted); }
+button { font: inherit; font-size: 14px; padding: 3px 10px; border: 1px solid #cfd4dc; border-radius: 6px; background: #fff; cursor: pointer; }
+button:disabled { color: #aab; cursor: default; }
+.controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; }
+.note.bad { color: var(--bad); }
 #filter { margin: 4px 0 8px; padding: 5px 9px; width: 260px; border: 1px solid #cfd4dc; border-radius: 6px; font: inherit; }
 </style>
 </head>
 <body>
 "##;
 
-/// Sorting and filtering of the submissions table; the page does not
-/// depend on it. No data from the run is ever inside the script.
+/// Draws the submissions table and their failures from the page's data
+/// (`#data`), a page at a time, with sorting, a filter across all pages and
+/// a pager. Student text only ever reaches the page as `textContent`, or as
+/// the details' HTML, escaped when the page was written. No data from the
+/// run is ever inside the script.
 const SCRIPT: &str = r#"<script>
 (function () {
-  // Open the submission a link points at (and keep it open on reload).
-  function openTarget() {
-    var t = location.hash && document.getElementById(location.hash.slice(1));
-    if (t && t.tagName === 'DETAILS') { t.open = true; }
-  }
-  window.addEventListener('hashchange', openTarget);
-  openTarget();
+  var source = document.getElementById('data');
   var table = document.getElementById('subs');
-  if (!table) return;
+  if (!source || !table) return;
+  var data = JSON.parse(source.textContent);
+  var PAGE = 100;
   var filter = document.getElementById('filter');
+  var pager = document.getElementById('pager');
+  var prev = document.getElementById('prev'), next = document.getElementById('next');
+  var label = document.getElementById('page');
+  var body = table.tBodies[0];
+  var details = document.getElementById('details');
   filter.hidden = false;
   document.querySelectorAll('.js-only').forEach(function (e) { e.hidden = false; });
-  var body = table.tBodies[0];
-  // The filter applies to the table and to "Failures by submission".
-  var sections = document.querySelectorAll('details[data-id]');
-  filter.addEventListener('input', function () {
+  var n = data.checkpoints.length;
+  var all = data.rows.map(function (r, i) { return i; });
+  var shown = all.slice(), page = 0;
+  // A column's sort value: the id, the status, a checkpoint's score (-1 for
+  // an error), the total percentage (-1 for an error).
+  function value(i, col) {
+    var r = data.rows[i];
+    if (col < 2) return r[col];
+    if (col === n + 2) return r[3];
+    if (r[1] === 'error') return -1;
+    var c = r[col + 4];
+    if (c === '\u2713') return 1;
+    var p = c.split('/');
+    return +p[1] === 0 ? 1 : +p[0] / +p[1];
+  }
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+  function cell(tr, text, v, cls) {
+    var td = el('td', text, cls);
+    td.setAttribute('data-v', v);
+    tr.appendChild(td);
+  }
+  // A submission past the page's budget: its failures in brief.
+  function brief(d) {
+    var det = el('details');
+    det.id = 'sub-' + d.i;
+    det.setAttribute('data-id', d.id);
+    var sum = el('summary');
+    sum.appendChild(el('b', d.id));
+    var what = d.error !== undefined ? 'not graded' : d.n === 0 ? 'all cases passed' : d.n + ' failed case' + (d.n === 1 ? '' : 's');
+    sum.appendChild(document.createTextNode(' \u2014 ' + d.total + ' \u2014 ' + what + ' (in brief)'));
+    det.appendChild(sum);
+    if (d.integrity) det.appendChild(el('p', d.integrity + ' integrity finding' + (d.integrity === 1 ? '' : 's') + ' (instructors only): see the table\u2019s \u2691 and the --json report', 'integrity'));
+    if (d.error !== undefined) {
+      det.appendChild(el('pre', 'error: ' + d.error));
+    } else if (d.all !== undefined) {
+      det.appendChild(el('p', 'Every case failed:'));
+      det.appendChild(el('pre', d.all));
+    } else {
+      (d.checkpoints || []).forEach(function (c) {
+        det.appendChild(el('h4', data.checkpoints[c[0]] + ': ' + c[1] + ' of ' + c[2] + ' cases failed'));
+        var names = c[3].map(function (k) { return data.cases[c[0]][k]; });
+        det.appendChild(el('p', 'first: ' + names.join(', ') + (c[1] > names.length ? ', \u2026 (the --json report has every one)' : ''), 'muted'));
+      });
+    }
+    return det;
+  }
+  function draw() {
+    var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    if (page >= pages) page = pages - 1;
+    var slice = shown.slice(page * PAGE, (page + 1) * PAGE);
+    var rows = document.createDocumentFragment();
+    slice.forEach(function (i) {
+      var r = data.rows[i];
+      var tr = el('tr');
+      var td = el('td', undefined, 'nowrap');
+      td.setAttribute('data-v', r[0]);
+      var a = el('a', r[0]);
+      a.href = '#sub-' + i;
+      td.appendChild(a);
+      if (r[5] !== null) {
+        var badge = el('a', '\u2691 ' + r[4], 'integrity');
+        badge.href = '#sub-' + i;
+        badge.title = r[5];
+        td.appendChild(document.createTextNode(' '));
+        td.appendChild(badge);
+      }
+      tr.appendChild(td);
+      cell(tr, r[1], r[1], r[1]);
+      for (var col = 2; col < n + 2; col++) {
+        var t = r[col + 4];
+        cell(tr, t, value(i, col), r[1] === 'error' ? 'err' : t === '\u2713' ? 'ok' : 'ko');
+      }
+      cell(tr, r[2], r[3], 'nowrap');
+      rows.appendChild(tr);
+    });
+    body.replaceChildren(rows);
+    details.replaceChildren();
+    slice.forEach(function (i) {
+      var d = data.details[i];
+      if (typeof d === 'string') details.insertAdjacentHTML('beforeend', d);
+      else details.appendChild(brief(d));
+    });
+    label.textContent = 'page ' + (page + 1) + ' of ' + pages + ' \u00b7 ' + shown.length + ' submission' + (shown.length === 1 ? '' : 's');
+    prev.disabled = page === 0;
+    next.disabled = page >= pages - 1;
+    pager.hidden = data.rows.length <= PAGE;
+  }
+  function apply() {
     var q = filter.value.toLowerCase();
-    function miss(id) { return q !== '' && id.toLowerCase().indexOf(q) < 0; }
-    Array.prototype.forEach.call(body.rows, function (r) {
-      r.hidden = miss(r.cells[0].getAttribute('data-v'));
-    });
-    Array.prototype.forEach.call(sections, function (d) {
-      d.hidden = miss(d.getAttribute('data-id'));
-    });
-  });
+    shown = q === '' ? all.slice() : all.filter(function (i) { return data.rows[i][0].toLowerCase().indexOf(q) >= 0; });
+    page = 0;
+    draw();
+  }
+  filter.addEventListener('input', apply);
+  prev.addEventListener('click', function () { page = Math.max(0, page - 1); draw(); });
+  next.addEventListener('click', function () { page += 1; draw(); });
   Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
     th.style.cursor = 'pointer';
     var asc = true;
     th.addEventListener('click', function () {
       var num = th.getAttribute('data-kind') === 'num';
-      var rows = Array.prototype.slice.call(body.rows);
-      rows.sort(function (a, b) {
-        var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
-        var c = num ? parseFloat(x) - parseFloat(y) : (x < y ? -1 : x > y ? 1 : 0);
-        return asc ? c : -c;
+      var dir = asc ? 1 : -1;
+      all.sort(function (a, b) {
+        var x = value(a, col), y = value(b, col);
+        return dir * (num ? x - y : (x < y ? -1 : x > y ? 1 : 0));
       });
       asc = !asc;
-      rows.forEach(function (r) { body.appendChild(r); });
+      var q = filter.value.toLowerCase();
+      shown = q === '' ? all.slice() : all.filter(function (i) { return data.rows[i][0].toLowerCase().indexOf(q) >= 0; });
+      draw();
     });
   });
+  // Open the submission a link points at, on its page (and keep it open on reload).
+  function openTarget() {
+    var m = /^#sub-(\d+)$/.exec(location.hash);
+    if (m) {
+      var i = +m[1], at = shown.indexOf(i);
+      if (at < 0 && i < data.rows.length) { filter.value = ''; shown = all.slice(); at = shown.indexOf(i); }
+      if (at >= 0 && Math.floor(at / PAGE) !== page) { page = Math.floor(at / PAGE); draw(); }
+    }
+    var t = location.hash && document.getElementById(location.hash.slice(1));
+    if (t && t.tagName === 'DETAILS') { t.open = true; t.scrollIntoView(); }
+  }
+  draw();
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
 })();
 </script>
 "#;

@@ -123,23 +123,36 @@ pub fn compute(run: &GradeRun) -> Stats {
     others.dedup();
     tags.extend(others);
 
-    // Per case (corpus order): failures and their reasons.
-    let mut heat = vec![vec![None; run.corpus.checkpoints.len()]; tags.len()];
-    let mut failed_cases = Vec::new();
-    for (ci, cp) in run.corpus.checkpoints.iter().enumerate() {
-        for (ki, info) in cp.case_list.iter().enumerate() {
-            let mut rate = Rate { failed: 0, runs: 0 };
-            let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-            for s in &graded {
-                let Some(case) = s.checkpoints.get(ci).and_then(|c| c.cases.get(ki)) else {
-                    continue;
-                };
+    // Per case (corpus order): failures and their reasons, counted in one
+    // pass over the graded submissions' case grades (read back one at a
+    // time when the run is spooled).
+    let mut counts: Vec<Vec<(Rate, BTreeMap<String, usize>)>> = run
+        .corpus
+        .checkpoints
+        .iter()
+        .map(|cp| vec![(Rate { failed: 0, runs: 0 }, BTreeMap::new()); cp.case_list.len()])
+        .collect();
+    for summary in &graded {
+        let s = run.full_one(summary);
+        for (cp, per_case) in s.checkpoints.iter().zip(counts.iter_mut()) {
+            for (case, (rate, reasons)) in cp.cases.iter().zip(per_case.iter_mut()) {
                 rate.runs += 1;
                 if let Some(f) = &case.failure {
                     rate.failed += 1;
-                    *reasons.entry(f.brief.as_str()).or_default() += 1;
+                    match reasons.get_mut(f.brief.as_str()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            reasons.insert(f.brief.clone(), 1);
+                        }
+                    }
                 }
             }
+        }
+    }
+    let mut heat = vec![vec![None; run.corpus.checkpoints.len()]; tags.len()];
+    let mut failed_cases = Vec::new();
+    for (ci, (cp, per_case)) in run.corpus.checkpoints.iter().zip(counts).enumerate() {
+        for (info, (rate, reasons)) in cp.case_list.iter().zip(per_case) {
             for tag in &info.tags {
                 if let Some(ti) = tags.iter().position(|t| t == tag) {
                     let cell = heat[ti][ci].get_or_insert(Rate { failed: 0, runs: 0 });
@@ -152,7 +165,13 @@ pub fn compute(run: &GradeRun) -> Stats {
                 let (top_reason, top_count) =
                     reasons.iter().fold(
                         ("", 0),
-                        |best, (r, n)| if *n > best.1 { (r, *n) } else { best },
+                        |best, (r, n)| {
+                            if *n > best.1 {
+                                (r.as_str(), *n)
+                            } else {
+                                best
+                            }
+                        },
                     );
                 failed_cases.push(CaseStat {
                     id: format!("{}/{}", cp.id, info.case),
