@@ -127,6 +127,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         of: shard.n,
         submissions: whole_run,
     });
+    if gradescope.is_none() {
+        // Shown to `audience` in place: a large class's summaries are not
+        // copied (Gradescope's results.json needs the instructors' run).
+        run = run.into_audience(audience);
+    }
     let code = finish(&run, audience, &args.output, gradescope)?;
     if not_a_submission && code == EXIT_OK {
         // PATH was one would-be submission without a main.py: the reports say
@@ -256,8 +261,7 @@ fn record_and_grade(
     let env = settle_environment(submissions, &tuning)?;
     let keys = record::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
-    // (In memory until every report reads spooled case grades.)
-    let details = grade::Details::default();
+    let details = grade::Details::spooled().context("cannot make a temporary file")?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
     record::record_each(

@@ -691,13 +691,19 @@ impl GradeRun {
         if audience == self.audience {
             return Cow::Borrowed(self);
         }
-        let mut run = self.clone();
-        run.audience = audience;
-        // (A spooled run's summaries have no cases: `full` shows those.)
-        for s in &mut run.submissions {
-            s.show_to(audience);
+        Cow::Owned(self.clone().into_audience(audience))
+    }
+
+    /// The run for `audience`, made in place (no copy of the submissions:
+    /// what a large run's `grade --audience student` does).
+    pub fn into_audience(mut self, audience: Audience) -> GradeRun {
+        if audience != self.audience {
+            self.audience = audience;
+            for s in &mut self.submissions {
+                s.show_to(audience);
+            }
         }
-        Cow::Owned(run)
+        self
     }
 
     /// Every submission with its case grades, in order, as the run's
