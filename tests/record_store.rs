@@ -394,3 +394,31 @@ fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
     let (_, output) = ran(&edited);
     assert_eq!(output, "RAN b2\n");
 }
+
+/// A store file that does not read (truncated, overwritten) is recorded
+/// again, never trusted nor fatal.
+#[test]
+fn a_broken_store_file_is_recorded_again() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(&root.path().join("s/main.py"), ECHO);
+    let corpus = small_corpus();
+    let subs = discover(root.path()).unwrap();
+    let mut opts = options(work.path(), 1, 2);
+    opts.use_cache = true;
+    record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+    let path = store_file(work.path());
+    let bytes = fs::read(&path).unwrap();
+    for broken in [
+        &bytes[..bytes.len() / 2],
+        b"\xff\xff\xff\xff\xff\xff\xff\xff".as_slice(),
+    ] {
+        fs::write(&path, broken).unwrap();
+        let again = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
+        assert_eq!(
+            outcome(recording(&again, "s"), "parse_contract_json/b"),
+            &echo("b")
+        );
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+    }
+}

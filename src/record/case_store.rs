@@ -234,7 +234,10 @@ pub fn read_store(path: &Path, source_sha256: &str, made: &Made) -> Option<Store
 /// Reads a store file whatever it answers; `None` when there is none or it
 /// is unreadable.
 pub fn read_store_file(path: &Path) -> Option<StoreFile> {
-    codec().deserialize(&read_bytes(path)?).ok()
+    codec()
+        .with_limit(MAX_STORE_BYTES)
+        .deserialize(&read_bytes(path)?)
+        .ok()
 }
 
 /// What the store at `path` holds for `source` (whose hash is
@@ -248,7 +251,10 @@ pub fn load(
     source: &[u8],
 ) -> Result<Outcomes, Option<Vec<usize>>> {
     let bytes = read_bytes(path).ok_or(None)?;
-    let store: StoreFile<&str> = codec().deserialize(&bytes).map_err(|_| None)?;
+    let store: StoreFile<&str> = codec()
+        .with_limit(MAX_STORE_BYTES)
+        .deserialize(&bytes)
+        .map_err(|_| None)?;
     if !store.answers(source_sha256, made) {
         return Err(None);
     }
