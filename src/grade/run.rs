@@ -387,14 +387,14 @@ pub fn grade_recordings(
 /// `(index in its case list, seconds, failure)`.
 pub(crate) type Kept = Vec<Vec<(u32, f64, Option<Failure>)>>;
 
-/// An outcome text judged, with what it got: a timeout's seconds, the
-/// failure when it failed.
-type Judged = (Box<str>, f64, Option<Failure>);
+/// What an outcome text judged got: a timeout's seconds, the failure when
+/// it failed.
+type Judged = (f64, Option<Failure>);
 
-/// How many different outcomes of one case [`Grader`] remembers, and the
-/// longest it remembers (memory stays bounded whatever submissions return).
-const MEMO_PER_CASE: usize = 8;
-const MEMO_TEXT_BYTES: usize = 4096;
+/// How many different outcomes of one case [`Grader`] remembers, and how
+/// many bytes in all (memory stays bounded whatever submissions return).
+const MEMO_PER_CASE: usize = 256;
+const MEMO_BYTES: usize = 64 << 20;
 
 /// Grades submissions one at a time against one corpus: what every
 /// submission needs (the course as reports describe it, the reference
@@ -409,7 +409,12 @@ pub struct Grader<'a> {
     place: Vec<Option<(usize, u32)>>,
     /// Per corpus case: outcome texts judged, with what they got (a
     /// timeout's seconds, the failure).
-    memo: Vec<std::sync::RwLock<Vec<Judged>>>,
+    memo: Vec<std::sync::RwLock<HashMap<Box<str>, Judged>>>,
+    /// Per corpus case, the first text judged (most often the one most
+    /// submissions return), compared before any hashing.
+    first: Vec<std::sync::OnceLock<(Box<str>, Judged)>>,
+    /// Bytes the memo holds (roughly: texts and failures' text).
+    memo_bytes: std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> Grader<'a> {
@@ -437,6 +442,8 @@ impl<'a> Grader<'a> {
             expected,
             place,
             memo: corpus.cases.iter().map(|_| Default::default()).collect(),
+            memo_bytes: Default::default(),
+            first: corpus.cases.iter().map(|_| Default::default()).collect(),
             info,
         }
     }
@@ -512,18 +519,33 @@ impl<'a> Grader<'a> {
         let Some(text) = text else {
             return self.judge(i, None);
         };
+        if let Some((t, (seconds, failure))) = self.first[i].get() {
+            if &**t == text {
+                return (*seconds, failure.clone());
+            }
+        }
         if let Ok(memo) = self.memo[i].read() {
-            if let Some((_, seconds, failure)) = memo.iter().find(|(t, _, _)| &**t == text) {
+            if let Some((seconds, failure)) = memo.get(text) {
                 return (*seconds, failure.clone());
             }
         }
         let judged = self.judge(i, Some(text));
+        let size = text.len() + judged.1.as_ref().map_or(0, failure_bytes);
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.memo_bytes.fetch_add(size, Relaxed) + size > MEMO_BYTES {
+            self.memo_bytes.fetch_sub(size, Relaxed);
+            return judged;
+        }
+        if self.first[i].set((text.into(), judged.clone())).is_ok() {
+            return judged;
+        }
         if let Ok(mut memo) = self.memo[i].write() {
-            let room = memo.len() < MEMO_PER_CASE && text.len() <= MEMO_TEXT_BYTES;
-            if room && !memo.iter().any(|(t, _, _)| &**t == text) {
-                memo.push((text.into(), judged.0, judged.1.clone()));
+            if memo.len() < MEMO_PER_CASE && !memo.contains_key(text) {
+                memo.insert(text.into(), judged.clone());
+                return judged;
             }
         }
+        self.memo_bytes.fetch_sub(size, Relaxed);
         judged
     }
 
@@ -549,6 +571,19 @@ impl<'a> Grader<'a> {
         let failure = (!verdict.passed).then(|| feedback::failure(case, want, &verdict));
         (seconds, failure)
     }
+}
+
+/// About how many bytes a failure holds.
+fn failure_bytes(f: &Failure) -> usize {
+    let texts = [&f.call, &f.source, &f.expected, &f.got, &f.diff];
+    f.reason.len()
+        + f.brief.len()
+        + texts
+            .iter()
+            .map(|t| t.as_ref().map_or(0, String::len))
+            .sum::<usize>()
+        + f.bindings.iter().map(String::len).sum::<usize>()
+        + 256
 }
 
 /// An outcome from its compact JSON text (as the store and
