@@ -26,11 +26,11 @@ fn scores_are_passed_weight_over_total_weight() {
     let run = support::run();
     let partial = sub(&run, "partial");
     let parse = &partial.checkpoints[0];
-    assert_eq!(parse.id, "parse_contract_json");
+    assert_eq!(&*parse.id, "parse_contract_json");
     // object, trailing and the weight-2 hidden nan case all fail.
     assert_eq!((parse.weight_passed, parse.weight_total), (0, 4));
     let order = &partial.checkpoints[2];
-    assert_eq!(order.id, "order_tool_results");
+    assert_eq!(&*order.id, "order_tool_results");
     // shuffled timed out, empty not recorded, tuple-calls raised a fake ValueError.
     assert_eq!((order.cases_passed, order.cases_total), (0, 3));
 

@@ -11,7 +11,7 @@ pub mod verdict;
 
 pub use details::Details;
 pub use run::{
-    expected_outcomes, grade_recordings, hidden_reason, Audience, CaseGrade, CaseInfo,
+    expected_outcomes, grade_recordings, hidden_reason, intern, Audience, CaseGrade, CaseInfo,
     CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, Grader,
     MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
 };

@@ -240,16 +240,16 @@ impl SubmissionGrade {
 /// Facts about a recording that reports may show.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RecordingInfo {
-    pub harness: String,
+    pub harness: std::sync::Arc<str>,
     /// The sandbox tier (`bwrap`, `landlock`, `rlimits`, or another runner's word).
-    pub isolation: String,
+    pub isolation: std::sync::Arc<str>,
     /// The interpreter's version, when the recording says it (absent from
     /// older reports).
     #[serde(default)]
-    pub python: Option<String>,
+    pub python: Option<std::sync::Arc<str>>,
     /// What the sandbox's self-test found held, when the recording says it.
     #[serde(default)]
-    pub sandbox: Option<String>,
+    pub sandbox: Option<std::sync::Arc<str>>,
     pub source_sha256: Option<String>,
     /// The recording answered another version of the corpus: cases it does
     /// not know are graded "not recorded".
@@ -259,8 +259,8 @@ pub struct RecordingInfo {
 /// One checkpoint's grade in one submission.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointGrade {
-    pub id: String,
-    pub lesson: String,
+    pub id: std::sync::Arc<str>,
+    pub lesson: std::sync::Arc<str>,
     /// Passed weight / total weight, in 0..=1 (1 for a checkpoint without cases).
     pub score: f64,
     /// The checkpoint's points scaled by `score`.
@@ -502,10 +502,10 @@ impl<'a> Grader<'a> {
             max_points: max_points(&self.info),
             checkpoints,
             recording: Some(RecordingInfo {
-                harness: outcomes.harness.clone(),
-                isolation: outcomes.isolation.clone(),
-                python: outcomes.python.clone(),
-                sandbox: outcomes.sandbox.clone(),
+                harness: intern(&outcomes.harness),
+                isolation: intern(&outcomes.isolation),
+                python: outcomes.python.as_deref().map(intern),
+                sandbox: outcomes.sandbox.as_deref().map(intern),
                 source_sha256: outcomes.source_sha256.clone(),
                 stale: outcomes.stale,
             }),
@@ -654,8 +654,8 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
             .checkpoints
             .iter()
             .map(|cp| CheckpointGrade {
-                id: cp.id.clone(),
-                lesson: cp.lesson.clone(),
+                id: intern(&cp.id),
+                lesson: intern(&cp.lesson),
                 score: 0.0,
                 points: 0.0,
                 max_points: cp.points,
@@ -670,6 +670,23 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
         recording: None,
         integrity: Vec::new(),
     }
+}
+
+/// One shared copy of each checkpoint id and lesson name: a run keeps
+/// every submission's summary, so its names are not copied into each.
+pub fn intern(name: &str) -> std::sync::Arc<str> {
+    use std::collections::HashSet;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<Arc<str>>>> = OnceLock::new();
+    let Ok(mut names) = NAMES.get_or_init(Default::default).lock() else {
+        return name.into();
+    };
+    if let Some(known) = names.get(name) {
+        return known.clone();
+    }
+    let new: Arc<str> = name.into();
+    names.insert(new.clone());
+    new
 }
 
 /// A checkpoint's score from its case grades that are not a plain pass:
@@ -691,8 +708,8 @@ fn score_checkpoint(cp: &CheckpointInfo, kept: &[(u32, f64, Option<Failure>)]) -
         weight_passed as f64 / weight_total as f64
     };
     CheckpointGrade {
-        id: cp.id.clone(),
-        lesson: cp.lesson.clone(),
+        id: intern(&cp.id),
+        lesson: intern(&cp.lesson),
         score,
         points: cp.points * score,
         max_points: cp.points,

@@ -103,8 +103,8 @@ fn submission(s: &SubmissionGrade, audience: Audience) -> Submission {
 
 fn checkpoint(c: &CheckpointGrade) -> Checkpoint {
     Checkpoint {
-        id: c.id.clone(),
-        lesson: c.lesson.clone(),
+        id: c.id.to_string(),
+        lesson: c.lesson.to_string(),
         score: c.score,
         points: c.points,
         max_points: c.max_points,

@@ -133,8 +133,8 @@ fn checkpoint(
         )));
     }
     Ok(CheckpointGrade {
-        id: cp.id,
-        lesson: cp.lesson,
+        id: crate::grade::intern(&cp.id),
+        lesson: crate::grade::intern(&cp.lesson),
         score: cp.score,
         points: cp.points,
         max_points: cp.max_points,

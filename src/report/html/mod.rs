@@ -436,7 +436,7 @@ fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
                         .corpus
                         .checkpoints
                         .iter()
-                        .position(|k| k.id == c.checkpoint.id)?;
+                        .position(|k| *k.id == *c.checkpoint.id)?;
                     let first: Vec<usize> = c
                         .checkpoint
                         .cases
