@@ -422,3 +422,41 @@ fn a_broken_store_file_is_recorded_again() {
         assert_eq!(fs::read(&path).unwrap(), bytes);
     }
 }
+
+/// Submissions with the same `main.py` are recorded once in a run: one
+/// runs (its recording has what it printed), the others read its outcomes.
+#[test]
+fn a_source_shared_by_submissions_is_recorded_once() {
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let source =
+        "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n";
+    for id in ["s1", "s2", "s3"] {
+        write(&root.path().join(id).join("main.py"), source);
+    }
+    let subs = discover(root.path()).unwrap();
+    let mut opts = options(work.path(), 2, 2);
+    opts.use_cache = true;
+    let results = record(&small_corpus(), &subs, &opts, IsolationChoice::Rlimits);
+    let outputs: Vec<&str> = ["s1", "s2", "s3"]
+        .iter()
+        .map(|id| recording(&results, id).output.as_str())
+        .collect();
+    assert_eq!(
+        outputs.iter().filter(|o| **o == "RAN a\nRAN b\n").count(),
+        1,
+        "{outputs:?}"
+    );
+    for id in ["s1", "s2", "s3"] {
+        assert_eq!(
+            outcome(recording(&results, id), "parse_contract_json/b"),
+            &echo("b")
+        );
+    }
+    // Without the store, each runs.
+    opts.use_cache = false;
+    let results = record(&small_corpus(), &subs, &opts, IsolationChoice::Rlimits);
+    for id in ["s1", "s2", "s3"] {
+        assert_eq!(recording(&results, id).output, "RAN a\nRAN b\n");
+    }
+}

@@ -237,6 +237,9 @@ struct Job {
     path: PathBuf,
     /// The corpus indices its store lacks (`None`: every case).
     missing: Option<Vec<usize>>,
+    /// Its source's hash, when its outcomes go to a store other
+    /// submissions may share (not with `--no-cache`).
+    sha256: Option<String>,
 }
 
 /// [`record_all`] with explicit [`Tuning`].
@@ -351,58 +354,93 @@ pub fn record_each(
     deliver: &(dyn Fn(usize, Delivered) + Sync),
 ) -> Result<(), RecordError> {
     use rayon::prelude::*;
+    let Some(env) = env else {
+        // Only shipped recordings and unusable folders need no sandbox.
+        submissions.par_iter().enumerate().for_each(|(index, sub)| {
+            deliver(index, not_run(corpus, sub));
+        });
+        return Ok(());
+    };
     let jobs: Vec<Job> = submissions
         .par_iter()
         .enumerate()
         .filter_map(|(index, sub)| {
-            let job = match &sub.source {
-                SubmissionSource::Recording(path) => {
-                    let read =
-                        read_recording(path).map(|rec| (Outcomes::of_recording(corpus, rec), None));
-                    deliver(index, read);
-                    return None;
-                }
-                SubmissionSource::Unusable(why) => {
-                    deliver(index, Err(RecordError::Unusable(why.clone())));
-                    return None;
-                }
-                SubmissionSource::MainPy(path) => Job {
-                    index,
-                    id: sub.id.clone(),
-                    path: path.clone(),
-                    missing: None,
-                },
-            };
-            let Some(env) = env else {
-                let why = "no interpreter or sandbox was settled";
-                deliver(index, Err(RecordError::Setup(why.into())));
+            let SubmissionSource::MainPy(path) = &sub.source else {
+                deliver(index, not_run(corpus, sub));
                 return None;
             };
-            let source = match read_source(&job.path) {
-                Ok(source) => source,
-                Err(e) => {
-                    deliver(index, Err(e));
-                    return None;
-                }
+            let job = Job {
+                index,
+                id: sub.id.clone(),
+                path: path.clone(),
+                missing: None,
+                sha256: None,
             };
             if !opts.use_cache || inside(&opts.work_dir, &sub.dir) {
                 return Some(job);
             }
-            let sha256 = hex::encode(Sha256::digest(&source));
-            let made = made(env, "");
-            let path = case_store::store_path(&opts.work_dir, &sha256, &made);
-            match case_store::load(&path, &sha256, &made, keys, &source) {
-                Ok(outcomes) => {
-                    deliver(index, Ok((outcomes, None)));
-                    None
-                }
-                Err(missing) => Some(Job { missing, ..job }),
-            }
+            from_store(job, keys, opts, env, deliver)
         })
         .collect();
-    match (jobs.is_empty(), env) {
-        (false, Some(env)) => run_jobs(corpus, keys, &jobs, opts, tuning, env, deliver),
-        _ => Ok(()),
+    // A source several submissions share is recorded once: the first of
+    // them is, then the others read its outcomes from the store.
+    let mut seen = std::collections::HashSet::new();
+    let (first, again): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|job| {
+        job.sha256
+            .as_ref()
+            .map_or(true, |sha| seen.insert(sha.clone()))
+    });
+    run_jobs(corpus, keys, &first, opts, tuning, env, deliver)?;
+    let left: Vec<Job> = again
+        .into_par_iter()
+        .filter_map(|job| from_store(job, keys, opts, env, deliver))
+        .collect();
+    run_jobs(corpus, keys, &left, opts, tuning, env, deliver)
+}
+
+/// A submission that does not run here: a shipped recording, or a folder
+/// that cannot be graded.
+fn not_run(corpus: &Corpus, sub: &Submission) -> Delivered {
+    match &sub.source {
+        SubmissionSource::Recording(path) => {
+            read_recording(path).map(|rec| (Outcomes::of_recording(corpus, rec), None))
+        }
+        SubmissionSource::Unusable(why) => Err(RecordError::Unusable(why.clone())),
+        SubmissionSource::MainPy(_) => Err(RecordError::Setup(
+            "no interpreter or sandbox was settled".into(),
+        )),
+    }
+}
+
+/// Delivers `job`'s outcomes from the store when it holds every case;
+/// else returns the job, with the cases the store lacks and its source's hash.
+fn from_store(
+    job: Job,
+    keys: &[CaseKey],
+    opts: &RecordOptions,
+    env: &Environment,
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Option<Job> {
+    let source = match read_source(&job.path) {
+        Ok(source) => source,
+        Err(e) => {
+            deliver(job.index, Err(e));
+            return None;
+        }
+    };
+    let sha256 = hex::encode(Sha256::digest(&source));
+    let made = made(env, "");
+    let path = case_store::store_path(&opts.work_dir, &sha256, &made);
+    match case_store::load(&path, &sha256, &made, keys, &source) {
+        Ok(outcomes) => {
+            deliver(job.index, Ok((outcomes, None)));
+            None
+        }
+        Err(missing) => Some(Job {
+            missing,
+            sha256: Some(sha256),
+            ..job
+        }),
     }
 }
 
@@ -563,6 +601,9 @@ fn run_jobs(
     env: &Environment,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
 ) -> Result<(), RecordError> {
+    if jobs.is_empty() {
+        return Ok(());
+    }
     let wall = tuning
         .wall_limit
         .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
