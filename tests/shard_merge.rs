@@ -413,3 +413,32 @@ fn a_partial_run_reads_back_with_its_shards() {
     let back = report::read::parse(&report::json::render(&run)).unwrap();
     assert_eq!(back, run);
 }
+
+/// A report read into a spool (as `merge` reads shards) is the run it was
+/// written from, one submission at a time; one whose submissions come
+/// before its corpus cannot be read that way and says so.
+#[test]
+fn a_report_reads_back_into_a_spool() {
+    let run = support::run();
+    let text = report::json::render(&run);
+    let details = autograder::grade::Details::spooled().unwrap();
+    let back = report::read::read(text.as_bytes(), &details).unwrap();
+    assert!(back
+        .submissions
+        .iter()
+        .all(|s| s.checkpoints.iter().all(|c| c.cases.is_empty())));
+    let full: Vec<_> = back.full().map(|s| s.into_owned()).collect();
+    assert_eq!(full, run.submissions);
+    assert_eq!(details.error(), None);
+
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    let object = value.as_object_mut().unwrap();
+    let corpus = object.remove("corpus").unwrap();
+    object.insert("corpus".into(), corpus);
+    let err = report::read::parse(&value.to_string()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("\"submissions\" comes before \"corpus\""),
+        "{err}"
+    );
+}

@@ -28,13 +28,19 @@ pub struct Args {
 
 /// Runs `autograder merge`; returns the exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    // Every shard's case grades go to one spool as they are read: the
+    // merged run holds summaries only, whatever the class's size.
+    let details = crate::grade::Details::spooled().context("cannot make a temporary file")?;
     let mut runs = Vec::with_capacity(args.shards.len());
     for path in &args.shards {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let run = report::read::parse(&text)
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let run = report::read::read(file, &details)
             .with_context(|| format!("cannot read {} as a grade report", path.display()))?;
         runs.push((path.display().to_string(), run));
+    }
+    if let Some(e) = details.error() {
+        anyhow::bail!("{e}");
     }
     let run =
         report::merge::merge(runs, args.allow_partial).context("cannot merge these reports")?;

@@ -4,12 +4,13 @@
 //! The report's shape is [`super::schema`]; this adds the checks that its
 //! parts fit together and rebuilds the passed cases from `case_list`.
 
-use super::schema::{self, Report, SCHEMA};
+use super::schema::{self, SCHEMA};
+use crate::grade::Details;
 use crate::grade::{
     CaseGrade, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status,
     SubmissionGrade,
 };
-use serde::Deserialize;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 
 /// Why a JSON report cannot be read back.
 #[derive(Debug, thiserror::Error)]
@@ -30,33 +31,141 @@ impl From<serde_json::Error> for ReadError {
     }
 }
 
-#[derive(Deserialize)]
-struct Head {
-    schema: String,
+/// Parses a JSON report into the run it describes, in memory (see
+/// [`read`]).
+pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
+    read(text.as_bytes(), &Details::default())
 }
 
-/// Parses a JSON report into the run it describes. Fails on another
-/// schema, on a report written before `case_list`/`brief`/`seconds` were
-/// added, and on a report whose parts do not fit together.
-pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
-    let head: Head = serde_json::from_str(text)?;
-    if head.schema != SCHEMA {
-        return Err(ReadError::Schema { found: head.schema });
+/// Reads a JSON report into the run it describes, one submission at a
+/// time: `details` keeps each one's case grades (spooled, the run holds
+/// summaries only, so a large shard's report is never held whole). Fails
+/// on another schema, on a report written before `case_list`/`brief`/
+/// `seconds` were added, on a report whose parts do not fit together, and
+/// on one whose `corpus` does not come before its `submissions` (as this
+/// grader writes them).
+pub fn read(reader: impl std::io::Read, details: &Details) -> Result<GradeRun, ReadError> {
+    let problem = std::cell::RefCell::new(None);
+    let seed = ReportSeed {
+        details,
+        problem: &problem,
+    };
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
+    let result = seed
+        .deserialize(&mut de)
+        .and_then(|run| de.end().map(|_| run));
+    match (result, problem.into_inner()) {
+        (_, Some(problem)) => Err(problem),
+        (Ok(run), None) => Ok(run),
+        (Err(e), None) => Err(ReadError::Json(e)),
     }
-    let report: Report = serde_json::from_str(text)?;
-    let corpus = report.corpus;
-    let submissions = report
-        .submissions
-        .into_iter()
-        .map(|s| submission(&corpus, s))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(GradeRun {
-        corpus,
-        audience: report.audience,
-        submissions,
-        shards: report.shards,
-        details: Default::default(),
-    })
+}
+
+/// Why the report was refused, when it is more than a JSON error.
+type Problem = std::cell::RefCell<Option<ReadError>>;
+
+/// Notes `problem` and makes the error that stops the parser.
+fn refuse<E: serde::de::Error>(slot: &Problem, problem: ReadError) -> E {
+    let message = problem.to_string();
+    *slot.borrow_mut() = Some(problem);
+    E::custom(message)
+}
+
+/// Reads a report field by field, its submissions one at a time.
+struct ReportSeed<'a> {
+    details: &'a Details,
+    problem: &'a Problem,
+}
+
+impl<'de> DeserializeSeed<'de> for ReportSeed<'_> {
+    type Value = GradeRun;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<GradeRun, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ReportSeed<'_> {
+    type Value = GradeRun;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON report")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GradeRun, A::Error> {
+        let (mut schema, mut audience, mut corpus) = (None, None, None);
+        let (mut submissions, mut shards) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "schema" => {
+                    let found: String = map.next_value()?;
+                    if found != SCHEMA {
+                        return Err(refuse(self.problem, ReadError::Schema { found }));
+                    }
+                    schema = Some(found);
+                }
+                "audience" => audience = Some(map.next_value()?),
+                "corpus" => corpus = Some(map.next_value::<CorpusInfo>()?),
+                "shards" => shards = map.next_value()?,
+                "submissions" => {
+                    let Some(corpus) = &corpus else {
+                        let why = "\"submissions\" comes before \"corpus\"";
+                        return Err(refuse(self.problem, ReadError::Shape(why.into())));
+                    };
+                    submissions = Some(map.next_value_seed(SubmissionsSeed {
+                        corpus,
+                        details: self.details,
+                        problem: self.problem,
+                    })?);
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        schema.ok_or_else(|| A::Error::missing_field("schema"))?;
+        Ok(GradeRun {
+            corpus: corpus.ok_or_else(|| A::Error::missing_field("corpus"))?,
+            audience: audience.ok_or_else(|| A::Error::missing_field("audience"))?,
+            submissions: submissions.ok_or_else(|| A::Error::missing_field("submissions"))?,
+            shards,
+            details: self.details.clone(),
+        })
+    }
+}
+
+/// A report's `submissions`, each kept by `details` as it is read.
+struct SubmissionsSeed<'a> {
+    corpus: &'a CorpusInfo,
+    details: &'a Details,
+    problem: &'a Problem,
+}
+
+impl<'de> DeserializeSeed<'de> for SubmissionsSeed<'_> {
+    type Value = Vec<SubmissionGrade>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SubmissionsSeed<'_> {
+    type Value = Vec<SubmissionGrade>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of submissions")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(s) = seq.next_element::<schema::Submission>()? {
+            match submission(self.corpus, s) {
+                Ok(full) => out.push(self.details.keep(full)),
+                Err(problem) => return Err(refuse(self.problem, problem)),
+            }
+        }
+        Ok(out)
+    }
 }
 
 fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGrade, ReadError> {
