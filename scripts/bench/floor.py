@@ -71,4 +71,5 @@ def main():
     print(json.dumps({"submissions": len(paths), "setup_cpu": setup, "killed": killed}))
 
 
-main()
+if __name__ == "__main__":
+    main()
