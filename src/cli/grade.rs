@@ -261,7 +261,8 @@ fn record_and_grade(
     let env = settle_environment(submissions, &tuning)?;
     let keys = record::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
-    let details = grade::Details::spooled().context("cannot make a temporary file")?;
+    let details =
+        grade::Details::spooled_in(&args.work_dir).context("cannot make a temporary file")?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
     record::record_each(

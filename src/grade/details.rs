@@ -32,7 +32,17 @@ impl PartialEq for Details {
 impl Details {
     /// Case grades are spooled to a temporary file.
     pub fn spooled() -> std::io::Result<Details> {
-        Ok(Details(Some(Arc::new(Spool::new()?))))
+        Ok(Details(Some(Arc::new(Spool::new(tempfile::tempfile()?)))))
+    }
+
+    /// Case grades are spooled to an unnamed file in `dir` (the work dir:
+    /// on disk, where `$TMPDIR` may be memory), else in `$TMPDIR`.
+    pub fn spooled_in(dir: &std::path::Path) -> std::io::Result<Details> {
+        let file = std::fs::create_dir_all(dir).and_then(|_| tempfile::tempfile_in(dir));
+        match file {
+            Ok(file) => Ok(Details(Some(Arc::new(Spool::new(file))))),
+            Err(_) => Details::spooled(),
+        }
     }
 
     /// Keeps a submission's case grades given as its summary (no `cases`)
@@ -98,12 +108,12 @@ pub struct Spool {
 }
 
 impl Spool {
-    fn new() -> std::io::Result<Spool> {
-        Ok(Spool {
-            file: Mutex::new(tempfile::tempfile()?),
+    fn new(file: std::fs::File) -> Spool {
+        Spool {
+            file: Mutex::new(file),
             index: Mutex::new(HashMap::new()),
             error: Mutex::new(None),
-        })
+        }
     }
 
     fn fail(&self, what: String) {
