@@ -290,6 +290,16 @@ def _raised(e):
     return {"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": _message(e)}
 
 
+def _raised_text(e):
+    """dumps(_raised(e)), with the head of a built-in class's outcome made
+    once (its name and MRO cannot change)."""
+    cls = type(e)
+    known = _RAISED_HEADS.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1] + _esc(_message(e)) + "}"
+    return dumps(_raised(e))
+
+
 def _shares(v, arg_ids, seen, depth=0):
     if depth > 200:
         return False
@@ -311,7 +321,7 @@ def _shares(v, arg_ids, seen, depth=0):
     return False
 
 
-def _prepare(case):
+def _prepare(case, built=False):
     """A case's input, built once (visible: in the zygote, before any fork;
     hidden: once per child): (function name, marshal bytes of (args,
     kwargs)). Each call gets fresh copies from `marshal.loads` (C, exact for
@@ -320,8 +330,12 @@ def _prepare(case):
     are a fixed point of loads/dumps, so an untouched copy dumps to them
     again: one snapshot after the call tells whether the call changed its
     arguments."""
-    args = [T.decode(a) for a in case["a"]]
-    kwargs = {k: T.decode(v) for k, v in case["k"]}
+    if built:  # parsed with T.object_hook: the values themselves
+        args = case["a"]
+        kwargs = {k: v for k, v in case["k"]}
+    else:
+        args = [T.decode(a) for a in case["a"]]
+        kwargs = {k: T.decode(v) for k, v in case["k"]}
     blob = _marshal_dumps((args, kwargs), 2)
     for _ in range(4):
         again = _marshal_dumps(_marshal_loads(blob), 2)
@@ -367,22 +381,37 @@ def _run_case(mod_dict, case):
         if _getpid() != pid:
             _exit(0)
         _setrecursionlimit(_RECURSION_LIMIT)
-        return dumps(_raised(e))
+        return _raised_text(e)
     if _getpid() != pid:  # a process the student forked returned from the call
         _exit(0)
     _setrecursionlimit(_RECURSION_LIMIT)
+    ids = []  # the fast path's: every list and dict in the result
     try:
-        value = dumps(T.encode(result))
+        value = _plain_json(result, _C_ENCODER, ids) if _C_ENCODER is not None else None
+        if value is None:
+            ids = None
+            value = dumps(T.encode(result))
     except T.TooLarge:
         _KEEP.append(result)  # freed by the process exit, not one object at a time
         return '{"kind":"output-too-large"}'
     except MemoryError:
         return None
     except BaseException:
+        ids = None
         value = '{"$opaque":{"type":"object","repr":"<could not be encoded>"}}'
     try:
         # Only a list, dict or tuple can hold the arguments' objects.
-        if type(result) is tuple or isinstance(result, list) or isinstance(result, dict):
+        if ids is not None:
+            # The fast path saw every list and dict the result holds.
+            shares = False
+            if ids:
+                arg_ids = set()
+                _container_ids(args, arg_ids)
+                arg_ids.discard(id(args))
+                for x in kwargs.values():
+                    _container_ids(x, arg_ids)
+                shares = not arg_ids.isdisjoint(ids)
+        elif type(result) is tuple or isinstance(result, list) or isinstance(result, dict):
             arg_ids = set()
             _container_ids(args, arg_ids)
             arg_ids.discard(id(args))
@@ -537,7 +566,8 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
                 if start < visible:
                     _report("V")
                 hidden = _read_line(HIDDEN_FD)
-                cases = cases + [_prepare(c) for c in _loads(hidden if hidden is not None else b"[]")]
+                hidden = _loads(hidden if hidden is not None else b"[]", object_hook=T.object_hook)
+                cases = cases + [_prepare(c, True) for c in hidden]
                 del hidden
             text = _run_case(mod_dict, cases[i])
             restart = text is None
@@ -565,6 +595,9 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
 
 _PID = [0]
 _KEEP = []
+# Built-in exception classes -> (class, the start of their "raised" outcome).
+_RAISED_HEADS = {}
+_plain_json = None
 
 
 # ---------------------------------------------------------------------------
@@ -1529,6 +1562,12 @@ def main():
     _shadow_builtins(T.__dict__)
     C = types.ModuleType("autograder_confine")
     exec(compile(INIT.pop("confine"), "confine.py", "exec"), C.__dict__)
+    global _plain_json
+    _plain_json = T.plain_json
+    for name, cls in _REAL_CLASSES.values():
+        if cls is not object:
+            text = dumps({"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": ""})
+            _RAISED_HEADS[id(cls)] = (cls, text[: -len('""}')])
     check = _self_test()
     # The visible cases' arguments, built once for every submission (a
     # malformed case fails here, not in a child).
