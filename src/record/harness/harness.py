@@ -347,19 +347,18 @@ def _prepare(case, built=False):
 
 def _container_ids(v, ids, depth=0):
     """The ids of every list and dict inside `v` (fresh from marshal: exact
-    types, no cycles)."""
+    types, no cycles; a dict's keys are hashable, so they hold none)."""
     t = type(v)
     if t is list:
         ids.add(id(v))
-        for x in v:
-            _container_ids(x, ids, depth + 1)
     elif t is dict:
         ids.add(id(v))
-        for k, x in v.items():
-            _container_ids(k, ids, depth + 1)
-            _container_ids(x, ids, depth + 1)
-    elif t is tuple:
-        for x in v:
+        v = dict.values(v)
+    elif t is not tuple:
+        return
+    for x in v:
+        t = type(x)
+        if t is list or t is dict or t is tuple:
             _container_ids(x, ids, depth + 1)
 
 
@@ -1449,9 +1448,7 @@ def _own_ipc_namespace():
     bwrap): its System V objects and POSIX message queues die with it. Under
     bwrap the reaper removes them instead."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).unshare(0x08000000)  # CLONE_NEWIPC
+        _libc().unshare(0x08000000)  # CLONE_NEWIPC
     except BaseException:
         pass
 
@@ -1461,10 +1458,7 @@ def _become_subreaper():
     process, so it can wait until they are really gone."""
     _SUBREAPER[0] = False
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
+        if _libc().prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
             _SUBREAPER[0] = True
     except BaseException:
         pass
@@ -1562,6 +1556,7 @@ def main():
     _shadow_builtins(T.__dict__)
     C = types.ModuleType("autograder_confine")
     exec(compile(INIT.pop("confine"), "confine.py", "exec"), C.__dict__)
+    C.prepare(INIT["tier"], INIT["read_roots"])
     global _plain_json
     _plain_json = T.plain_json
     for name, cls in _REAL_CLASSES.values():
