@@ -656,6 +656,36 @@ mod tests {
             .collect()
     }
 
+    /// `plain_json` writes exactly what the general encoder writes wherever
+    /// it answers, and `object_hook` builds exactly what `decode` builds, on
+    /// seeded hostile values (every kind, subclasses, surrogates, cycles,
+    /// the depth and size caps).
+    #[test]
+    fn the_tagged_fast_paths_agree_with_the_general_ones() {
+        use std::io::Write;
+        let python = sandbox::Python::find(None).unwrap();
+        let mut child = std::process::Command::new(&python.executable)
+            .args(["-s", "-S", "-c", include_str!("harness/tagged_check.py")])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(TAGGED_PY.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.starts_with("ok "),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     #[test]
     fn a_subset_runs_exactly_its_cases_visible_first() {
         use serde_json::json;

@@ -105,16 +105,19 @@ def _add_path(ruleset, path, rights):
     try:
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             rights &= _FILE_RIGHTS
-        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd))
-        if _syscall(_NR_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), attr, ctypes.c_uint32(0)) != 0:
+        # The kernel only reads the attribute: a bytes object will do.
+        attr = struct.pack("=Qi", rights, fd)
+        if _syscall(_NR_ADD_RULE, ruleset, _RULE_PATH_BENEATH, attr, _ZERO) != 0:
             _fail("landlock_add_rule(%s)" % path)
     finally:
         os.close(fd)
     return True
 
 
-def landlock(read_roots, write_root):
-    """Enters a new Landlock domain; returns the names of what it restricts."""
+def _landlock_plan(read_roots):
+    """What `landlock` does, worked out once (the harness's zygote calls
+    `prepare` before it forks): (ABI, ruleset attribute, its size, [(path,
+    rights)], rights on the submission's folder, what it restricts)."""
     v = abi()
     if v < 1:
         raise OSError(38, "Landlock is not available in this kernel")
@@ -126,32 +129,41 @@ def landlock(read_roots, write_root):
         fields.append(handled_net)
     if v >= 6:
         fields.append(scoped)
-    attr = ctypes.create_string_buffer(struct.pack("=%dQ" % len(fields), *fields))
-    ruleset = _syscall(_NR_CREATE_RULESET, attr, ctypes.c_size_t(len(fields) * 8), ctypes.c_uint32(0))
-    if ruleset < 0:
-        _fail("landlock_create_ruleset")
-    ruleset = int(ruleset)
-    try:
-        read = (_EXECUTE | _READ_FILE | _READ_DIR) & handled_fs
-        for root in tuple(read_roots) + SYSTEM_READ:
-            _add_path(ruleset, root, read)
-        for dev in DEVICES:
-            _add_path(ruleset, dev, (_READ_FILE | _WRITE_FILE | _IOCTL_DEV) & handled_fs)
-        write = handled_fs & ~(_EXECUTE | _MAKE_CHAR | _MAKE_BLOCK)
-        if not _add_path(ruleset, write_root, write):
-            raise OSError(2, "landlock: the submission's folder %s is missing" % write_root)
-        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-        if _syscall(_NR_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
-            _fail("landlock_restrict_self")
-    finally:
-        os.close(ruleset)
+    attr = struct.pack("=%dQ" % len(fields), *fields)
+    read = (_EXECUTE | _READ_FILE | _READ_DIR) & handled_fs
+    paths = [(root, read) for root in tuple(read_roots) + SYSTEM_READ]
+    paths += [(dev, (_READ_FILE | _WRITE_FILE | _IOCTL_DEV) & handled_fs) for dev in DEVICES]
+    write = handled_fs & ~(_EXECUTE | _MAKE_CHAR | _MAKE_BLOCK)
     held = ["files"]
     if handled_net:
         held.append("tcp")
     if scoped:
         held += ["signals", "abstract-unix"]
-    return v, held
+    return (v, attr, ctypes.c_size_t(len(attr)), paths, write, held)
+
+
+def landlock(read_roots, write_root):
+    """Enters a new Landlock domain; returns the names of what it restricts."""
+    plan = _PREPARED.get(("landlock", tuple(read_roots)))
+    if plan is None:
+        plan = _landlock_plan(read_roots)
+    v, attr, size, paths, write, held = plan
+    ruleset = _syscall(_NR_CREATE_RULESET, attr, size, _ZERO)
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    ruleset = int(ruleset)
+    try:
+        for path, rights in paths:
+            _add_path(ruleset, path, rights)
+        if not _add_path(ruleset, write_root, write):
+            raise OSError(2, "landlock: the submission's folder %s is missing" % write_root)
+        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+        if _syscall(_NR_RESTRICT_SELF, ruleset, _ZERO) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return v, list(held)
 
 
 # ---------------------------------------------------------------------------
@@ -282,8 +294,8 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def seccomp():
-    """Installs the filter; returns the architecture it was built for."""
+def _seccomp_plan():
+    """(architecture, the filter as the kernel takes it, what keeps it alive)."""
     machine = os.uname().machine
     built = seccomp_program(machine)
     if built is None:
@@ -291,9 +303,18 @@ def seccomp():
     code, n = built
     buf = ctypes.create_string_buffer(code)
     prog = _SockFprog(n, ctypes.addressof(buf))
+    return (machine, ctypes.byref(prog), (buf, prog))
+
+
+def seccomp():
+    """Installs the filter; returns the architecture it was built for."""
+    plan = _PREPARED.get("seccomp")
+    if plan is None:
+        plan = _seccomp_plan()
+    machine, prog, _ = plan
     if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-    if _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+    if _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, prog, 0, 0) != 0:
         _fail("prctl(PR_SET_SECCOMP)")
     return machine
 
@@ -306,9 +327,32 @@ def scope_only():
     it where the kernel allows, so a child without a uid of its own cannot
     stop or kill its supervisor. Returns the names of what it restricts, or
     None without Landlock."""
+    plan = _PREPARED.get("scope")
+    if plan is None:
+        plan = _scope_plan()
+    if plan is False:
+        return None
+    v, attr, size, rules = plan
+    ruleset = _syscall(_NR_CREATE_RULESET, attr, size, _ZERO)
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    try:
+        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+        if _syscall(_NR_RESTRICT_SELF, int(ruleset), _ZERO) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(int(ruleset))
+    global LAST
+    LAST = {"landlock_abi": v, "rules": list(rules)}
+    return LAST
+
+
+def _scope_plan():
+    """What `scope_only` does, worked out once; False without Landlock."""
     v = abi()
     if v < 1:
-        return None
+        return False
     # Device nodes cannot be made without CAP_MKNOD anyway: handling them
     # makes a valid ruleset on every ABI and takes nothing away.
     fields = [_MAKE_CHAR | _MAKE_BLOCK]
@@ -317,20 +361,24 @@ def scope_only():
         fields.append(0)
     if v >= 6:
         fields.append(scoped)
-    attr = ctypes.create_string_buffer(struct.pack("=%dQ" % len(fields), *fields))
-    ruleset = _syscall(_NR_CREATE_RULESET, attr, ctypes.c_size_t(len(fields) * 8), ctypes.c_uint32(0))
-    if ruleset < 0:
-        _fail("landlock_create_ruleset")
+    attr = struct.pack("=%dQ" % len(fields), *fields)
+    rules = ("ptrace",) + (("signals", "abstract-unix") if scoped else ())
+    return (v, attr, ctypes.c_size_t(len(attr)), rules)
+
+
+def prepare(tier, read_roots):
+    """Works out once, before the zygote forks, what each child's
+    `confine` or `scope_only` would otherwise work out again (the kernel's
+    ABI, the rulesets' attributes, the seccomp filter): a child then only
+    makes the system calls. Best effort: a child works out what is missing."""
     try:
-        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-        if _syscall(_NR_RESTRICT_SELF, ctypes.c_int(int(ruleset)), ctypes.c_uint32(0)) != 0:
-            _fail("landlock_restrict_self")
-    finally:
-        os.close(int(ruleset))
-    global LAST
-    LAST = {"landlock_abi": v, "rules": ["ptrace"] + (["signals", "abstract-unix"] if scoped else [])}
-    return LAST
+        if tier == "landlock":
+            _PREPARED[("landlock", tuple(read_roots))] = _landlock_plan(read_roots)
+            _PREPARED["seccomp"] = _seccomp_plan()
+        else:
+            _PREPARED["scope"] = _scope_plan()
+    except OSError:
+        pass
 
 
 def confine(read_roots, write_root):
@@ -344,3 +392,5 @@ def confine(read_roots, write_root):
 
 
 LAST = None  # what the last confine() put in place (the harness's self-test reports it)
+_PREPARED = {}  # see prepare
+_ZERO = ctypes.c_uint32(0)

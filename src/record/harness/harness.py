@@ -138,6 +138,14 @@ LINE_LIMIT = 48 * 1024 * 1024
 DISK_LIMIT = 64 * 1024 * 1024
 DISK_ENTRIES = 10000
 DISK_EVERY = 0.05
+# After taking what the child wrote, the supervisor lets it run this long
+# before it reads again (unless the child exits first), so it wakes up a few
+# hundred times a second at most instead of once per case: a case's CPU and
+# wall limits count from when its start was seen, at most this much late.
+READ_EVERY = 0.002
+# Room for what the child writes while the supervisor waits (the kernel
+# caps it; a smaller pipe only makes the child wait).
+PIPE_BYTES = 1 << 20
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
 HIDDEN_FD = 4
@@ -282,6 +290,16 @@ def _raised(e):
     return {"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": _message(e)}
 
 
+def _raised_text(e):
+    """dumps(_raised(e)), with the head of a built-in class's outcome made
+    once (its name and MRO cannot change)."""
+    cls = type(e)
+    known = _RAISED_HEADS.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1] + _esc(_message(e)) + "}"
+    return dumps(_raised(e))
+
+
 def _shares(v, arg_ids, seen, depth=0):
     if depth > 200:
         return False
@@ -303,7 +321,7 @@ def _shares(v, arg_ids, seen, depth=0):
     return False
 
 
-def _prepare(case):
+def _prepare(case, built=False):
     """A case's input, built once (visible: in the zygote, before any fork;
     hidden: once per child): (function name, marshal bytes of (args,
     kwargs)). Each call gets fresh copies from `marshal.loads` (C, exact for
@@ -312,8 +330,12 @@ def _prepare(case):
     are a fixed point of loads/dumps, so an untouched copy dumps to them
     again: one snapshot after the call tells whether the call changed its
     arguments."""
-    args = [T.decode(a) for a in case["a"]]
-    kwargs = {k: T.decode(v) for k, v in case["k"]}
+    if built:  # parsed with T.object_hook: the values themselves
+        args = case["a"]
+        kwargs = {k: v for k, v in case["k"]}
+    else:
+        args = [T.decode(a) for a in case["a"]]
+        kwargs = {k: T.decode(v) for k, v in case["k"]}
     blob = _marshal_dumps((args, kwargs), 2)
     for _ in range(4):
         again = _marshal_dumps(_marshal_loads(blob), 2)
@@ -325,19 +347,18 @@ def _prepare(case):
 
 def _container_ids(v, ids, depth=0):
     """The ids of every list and dict inside `v` (fresh from marshal: exact
-    types, no cycles)."""
+    types, no cycles; a dict's keys are hashable, so they hold none)."""
     t = type(v)
     if t is list:
         ids.add(id(v))
-        for x in v:
-            _container_ids(x, ids, depth + 1)
     elif t is dict:
         ids.add(id(v))
-        for k, x in v.items():
-            _container_ids(k, ids, depth + 1)
-            _container_ids(x, ids, depth + 1)
-    elif t is tuple:
-        for x in v:
+        v = dict.values(v)
+    elif t is not tuple:
+        return
+    for x in v:
+        t = type(x)
+        if t is list or t is dict or t is tuple:
             _container_ids(x, ids, depth + 1)
 
 
@@ -359,22 +380,37 @@ def _run_case(mod_dict, case):
         if _getpid() != pid:
             _exit(0)
         _setrecursionlimit(_RECURSION_LIMIT)
-        return dumps(_raised(e))
+        return _raised_text(e)
     if _getpid() != pid:  # a process the student forked returned from the call
         _exit(0)
     _setrecursionlimit(_RECURSION_LIMIT)
+    ids = []  # the fast path's: every list and dict in the result
     try:
-        value = dumps(T.encode(result))
+        value = _plain_json(result, _C_ENCODER, ids) if _C_ENCODER is not None else None
+        if value is None:
+            ids = None
+            value = dumps(T.encode(result))
     except T.TooLarge:
         _KEEP.append(result)  # freed by the process exit, not one object at a time
         return '{"kind":"output-too-large"}'
     except MemoryError:
         return None
     except BaseException:
+        ids = None
         value = '{"$opaque":{"type":"object","repr":"<could not be encoded>"}}'
     try:
         # Only a list, dict or tuple can hold the arguments' objects.
-        if type(result) is tuple or isinstance(result, list) or isinstance(result, dict):
+        if ids is not None:
+            # The fast path saw every list and dict the result holds.
+            shares = False
+            if ids:
+                arg_ids = set()
+                _container_ids(args, arg_ids)
+                arg_ids.discard(id(args))
+                for x in kwargs.values():
+                    _container_ids(x, arg_ids)
+                shares = not arg_ids.isdisjoint(ids)
+        elif type(result) is tuple or isinstance(result, list) or isinstance(result, dict):
             arg_ids = set()
             _container_ids(args, arg_ids)
             arg_ids.discard(id(args))
@@ -529,7 +565,8 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
                 if start < visible:
                     _report("V")
                 hidden = _read_line(HIDDEN_FD)
-                cases = cases + [_prepare(c) for c in _loads(hidden if hidden is not None else b"[]")]
+                hidden = _loads(hidden if hidden is not None else b"[]", object_hook=T.object_hook)
+                cases = cases + [_prepare(c, True) for c in hidden]
                 del hidden
             text = _run_case(mod_dict, cases[i])
             restart = text is None
@@ -557,6 +594,9 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
 
 _PID = [0]
 _KEEP = []
+# Built-in exception classes -> (class, the start of their "raised" outcome).
+_RAISED_HEADS = {}
+_plain_json = None
 
 
 # ---------------------------------------------------------------------------
@@ -1028,6 +1068,11 @@ class _Run:
         os.close(hid_r)
         os.set_blocking(res_r, False)
         os.set_blocking(out_r, False)
+        for fd in (res_r, out_r):
+            try:
+                fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+            except OSError:
+                pass
         try:
             pidfd = os.pidfd_open(cpid)
         except (AttributeError, OSError):
@@ -1094,6 +1139,11 @@ class _Run:
                 exited = pid == cpid
             if st["bad"] or st["all"]:
                 break
+            if ready and not exited and not st["finished"] and pidfd is not None:
+                # Let the child get on (see READ_EVERY); its exit ends the wait.
+                nap = min(READ_EVERY, deadline - _monotonic())
+                if nap > 0:
+                    select.select([pidfd], [], [], nap)
             if exited:
                 while True:  # what the child wrote before it ended
                     data = self._read(res_r)
@@ -1398,9 +1448,7 @@ def _own_ipc_namespace():
     bwrap): its System V objects and POSIX message queues die with it. Under
     bwrap the reaper removes them instead."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).unshare(0x08000000)  # CLONE_NEWIPC
+        _libc().unshare(0x08000000)  # CLONE_NEWIPC
     except BaseException:
         pass
 
@@ -1410,10 +1458,7 @@ def _become_subreaper():
     process, so it can wait until they are really gone."""
     _SUBREAPER[0] = False
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
+        if _libc().prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
             _SUBREAPER[0] = True
     except BaseException:
         pass
@@ -1511,6 +1556,13 @@ def main():
     _shadow_builtins(T.__dict__)
     C = types.ModuleType("autograder_confine")
     exec(compile(INIT.pop("confine"), "confine.py", "exec"), C.__dict__)
+    C.prepare(INIT["tier"], INIT["read_roots"])
+    global _plain_json
+    _plain_json = T.plain_json
+    for name, cls in _REAL_CLASSES.values():
+        if cls is not object:
+            text = dumps({"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": ""})
+            _RAISED_HEADS[id(cls)] = (cls, text[: -len('""}')])
     check = _self_test()
     # The visible cases' arguments, built once for every submission (a
     # malformed case fails here, not in a child).

@@ -179,3 +179,111 @@ def decode(j, made=None):
     if made is not None:
         made.append(v)
     return v
+
+
+def object_hook(j):
+    """`decode` as a json.loads object_hook: the value the JSON object `j`
+    stands for, its contents already built (json.loads builds inside out)."""
+    if len(j) == 1:
+        ((k, x),) = j.items()
+        if k.startswith("$"):
+            if k == "$int":
+                return _parse_int(x)
+            if k == "$float":
+                return float(x)
+            if k == "$str":
+                return "".join(map(chr, x))
+            if k == "$tuple":
+                return tuple(x)
+            if k == "$dict":
+                return {a: b for a, b in x}
+            if k == "$opaque":
+                raise ValueError("an opaque value cannot be rebuilt")
+            raise ValueError("unknown tag %r" % k)
+    return j
+
+
+# ---------------------------------------------------------------------------
+# The fast path: most values need no tag at all.
+# ---------------------------------------------------------------------------
+
+
+def _plain(v, depth, count, ids):
+    """Whether the exact list or dict `v` holds only what plain JSON carries
+    exactly as `Encoder` writes it (None, bools, ints in the i64 range,
+    floats, text without lone surrogates, exact lists, exact dicts whose keys
+    are such text not starting with "$"), at most MAX_DEPTH deep and within
+    the budget (count: [nodes, text], counted as `Encoder` counts them).
+    Appends the id of every list and dict it meets to `ids`. A cycle ends at
+    the depth limit. False means: let `Encoder` decide."""
+    if depth >= MAX_DEPTH or len(v) > MAX_NODES or count[0] > MAX_NODES:
+        return False
+    ids.append(id(v))
+    nodes = 1
+    text = 0
+    if type(v) is list:
+        values = v
+    else:
+        for k in dict.keys(v):
+            if type(k) is not str or k.startswith("$"):
+                return False
+            if not k.isascii():
+                try:
+                    k.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+            nodes += 1
+            text += len(k)
+        values = dict.values(v)
+    for x in values:
+        t = type(x)
+        if t is str:
+            nodes += 1
+            text += len(x)
+            if not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif t is int:
+            nodes += 1
+            if x < _I64_MIN or x > _I64_MAX:
+                return False
+        elif t is bool or x is None or t is float:
+            nodes += 1
+        elif t is list or t is dict:
+            count[0] += nodes
+            count[1] += text
+            nodes = text = 0
+            if not _plain(x, depth + 1, count, ids):
+                return False
+        else:
+            return False
+    count[0] += nodes
+    count[1] += text
+    return count[0] <= MAX_NODES and count[1] <= MAX_TEXT
+
+
+def plain_json(v, dump, ids):
+    """The JSON text of `encode(v)` written by `dump` (a C encoder from
+    json.encoder.c_make_encoder: compact, allow_nan off, which never calls
+    student code on the exact types let through here) when `v` needs no tag,
+    without building the tagged copy; None otherwise (then `encode` decides,
+    and raises TooLarge where it would). `ids` gets the id of every list and
+    dict in `v`."""
+    t = type(v)
+    if t is list or t is dict:
+        if not _plain(v, 0, [0, 0], ids):
+            return None
+    elif t is str:
+        if len(v) > MAX_TEXT or not _is_plain_text(v):
+            return None
+    elif t is int:
+        if v < _I64_MIN or v > _I64_MAX:
+            return None
+    elif not (t is bool or v is None or t is float):
+        return None
+    try:
+        return "".join(dump(v, 0))
+    except (ValueError, RecursionError):  # a NaN or infinity: a tag
+        return None
