@@ -12,7 +12,7 @@
 //! release (its `format` says which).
 
 use super::format::{CaseOutcome, Recording};
-use crate::corpus::{Case, Corpus};
+use crate::corpus::Corpus;
 use crate::integrity::Finding;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -29,27 +29,19 @@ const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
 /// visibility are not in it: renaming a case does not re-record it.
 pub type CaseKey = [u8; 16];
 
-/// The key of `case` (see [`CaseKey`]).
-pub fn case_key(case: &Case) -> CaseKey {
-    use crate::value::tagged::encode;
-    let call = serde_json::json!([
-        case.checkpoint,
-        case.args.iter().map(encode).collect::<Vec<_>>(),
-        case.kwargs
-            .iter()
-            .map(|(k, v)| serde_json::json!([k, encode(v)]))
-            .collect::<Vec<_>>(),
-    ]);
-    let digest = Sha256::digest(call.to_string().as_bytes());
-    let mut key = [0; 16];
-    key.copy_from_slice(&digest[..16]);
-    key
-}
-
-/// Every case's key, in corpus order.
+/// Every case's key, in corpus order: 16 bytes of sha256 over the case's
+/// input exactly as the harness reads it (see [`super::case_input`]).
 pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
     use rayon::prelude::*;
-    corpus.cases.par_iter().map(case_key).collect()
+    (0..corpus.cases.len())
+        .into_par_iter()
+        .map(|i| {
+            let digest = Sha256::digest(super::case_input(corpus, i).as_bytes());
+            let mut key = [0; 16];
+            key.copy_from_slice(&digest[..16]);
+            key
+        })
+        .collect()
 }
 
 /// Where a recording was made: what an outcome depends on besides the

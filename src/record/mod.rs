@@ -510,7 +510,7 @@ pub(crate) struct Inputs {
 
 /// One case's input as the harness reads it: `{"f": function, "a": [args],
 /// "k": [[name, value]]}` (tagged JSON values).
-fn case_input(corpus: &Corpus, i: usize) -> String {
+pub(crate) fn case_input(corpus: &Corpus, i: usize) -> String {
     use crate::value::tagged::encode;
     let c = &corpus.cases[i];
     serde_json::json!({
@@ -519,17 +519,6 @@ fn case_input(corpus: &Corpus, i: usize) -> String {
         "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
     })
     .to_string()
-}
-
-/// Every case's input as the harness reads it, in corpus order, one JSON
-/// array (for measurements outside the sandbox: `scripts/floor.py`, via
-/// `cargo run --example case_inputs`). Hidden inputs included.
-#[doc(hidden)]
-pub fn case_inputs_json(corpus: &Corpus) -> String {
-    let each: Vec<String> = (0..corpus.cases.len())
-        .map(|i| case_input(corpus, i))
-        .collect();
-    format!("[{}]", each.join(","))
 }
 
 fn case_inputs(corpus: &Corpus) -> Inputs {
