@@ -9,6 +9,7 @@ pub mod feedback;
 mod run;
 pub mod verdict;
 
+pub(crate) use details::cases_of;
 pub use details::Details;
 pub use run::{
     expected_outcomes, grade_recordings, hidden_reason, intern, Audience, CaseGrade, CaseInfo,

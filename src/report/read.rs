@@ -7,8 +7,7 @@
 use super::schema::{self, SCHEMA};
 use crate::grade::Details;
 use crate::grade::{
-    CaseGrade, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status,
-    SubmissionGrade,
+    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status, SubmissionGrade,
 };
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 
@@ -208,20 +207,12 @@ fn checkpoint(
         )));
     }
     // A graded submission has every case of the corpus, an error none.
-    let mut cases = Vec::new();
+    let mut kept = Vec::new();
     let mut failures = cp.failures.into_iter().peekable();
     if status == Status::Graded {
-        for k in &info.case_list {
-            let failure = failures.next_if(|f| f.case == k.case);
-            cases.push(CaseGrade {
-                case: k.case.clone(),
-                id: format!("{}/{}", info.id, k.case),
-                tags: k.tags.clone(),
-                visibility: k.visibility,
-                weight: k.weight,
-                passed: failure.is_none(),
-                seconds: failure.as_ref().map_or(0.0, |f| f.seconds),
-                failure: failure.map(|f| Failure {
+        for (k, case) in info.case_list.iter().enumerate() {
+            if let Some(f) = failures.next_if(|f| f.case == case.case) {
+                let failure = Failure {
                     reason: f.reason,
                     brief: f.brief,
                     call: f.call,
@@ -231,10 +222,15 @@ fn checkpoint(
                     got: f.got,
                     diff: f.diff,
                     matchers: f.matchers,
-                }),
-            });
+                };
+                kept.push((k as u32, f.seconds, Some(failure)));
+            }
         }
     }
+    let cases = match status {
+        Status::Graded => crate::grade::cases_of(info, kept),
+        Status::Error => Vec::new(),
+    };
     if let Some(f) = failures.next() {
         return Err(ReadError::Shape(format!(
             "submission {sub:?}, checkpoint {:?}: failure of case {:?} is not in the corpus's case list (or out of order)",
