@@ -134,11 +134,11 @@ pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordError> 
     Ok(())
 }
 
-/// Makes sure recordings can be stored under `work_dir` before any is made,
-/// so an unusable `--work-dir` is one clear error rather than one per
-/// submission.
+/// Makes sure outcomes can be stored under `work_dir` (its `store/`, where
+/// every recording made here goes) before any is made, so an unusable
+/// `--work-dir` is one clear error rather than one per submission.
 pub fn check_work_dir(work_dir: &Path) -> Result<(), RecordError> {
-    let dir = work_dir.join("recordings");
+    let dir = work_dir.join("store");
     let io = |e: std::io::Error| RecordError::Io {
         path: dir.clone(),
         error: e,
