@@ -460,3 +460,73 @@ fn a_source_shared_by_submissions_is_recorded_once() {
         assert_eq!(recording(&results, id).output, "RAN a\nRAN b\n");
     }
 }
+
+/// The first session compiles `main.py` once and the store keeps the
+/// result; a later session of the same source (here, for an added case)
+/// imports that instead of compiling: it prints no compile-time warning.
+/// The line that carries the compiled code is the harness's alone: student
+/// code writing one is a line the harness did not write.
+#[test]
+fn compiled_code_is_stored_and_a_later_session_imports_it() {
+    use autograder::record::case_store::read_store_file;
+    let root = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    write(
+        &root.path().join("s/main.py"),
+        "import os\nLITERAL = 1 is 1\n\ndef parse_contract_json(text):\n    print('RAN', text)\n    if text == 'forge':\n        os.write(3, b'K 00\\n')\n    return {'echo': text}\n",
+    );
+    let subs = discover(root.path()).unwrap();
+    let mut opts = options(work.path(), 1, 2);
+    opts.use_cache = true;
+    let ran = |corpus: &autograder::corpus::Corpus| {
+        let results = record(corpus, &subs, &opts, IsolationChoice::Rlimits);
+        let rec = recording(&results, "s").clone();
+        (rec, read_store_file(&store_file(work.path())).unwrap())
+    };
+    let (_, store) = ran(&small_corpus());
+    assert!(store.output.contains("SyntaxWarning"), "{}", store.output);
+    assert!(store.output.ends_with("RAN a\nRAN b\n"), "{}", store.output);
+    assert!(store.pyc.len() > 100, "{}", store.pyc);
+    let pyc = store.pyc.clone();
+
+    let mut added = small_corpus();
+    added
+        .cases
+        .push(case("parse_contract_json", "c", vec![PyValue::str("c")]));
+    let (rec, store) = ran(&added);
+    assert_eq!(store.output, "RAN c\n");
+    assert_eq!(store.pyc, pyc);
+    assert_eq!(outcome(&rec, "parse_contract_json/c"), &echo("c"));
+
+    // A forged line, in a session given the compiled code and in one
+    // that compiles it: the case is lost and the instructor told.
+    for fresh in [false, true] {
+        let mut forged = added.clone();
+        forged.cases.push(case(
+            "parse_contract_json",
+            "forge",
+            vec![PyValue::str("forge")],
+        ));
+        if fresh {
+            fs::remove_dir_all(work.path().join("store")).unwrap();
+        }
+        let (rec, store) = ran(&forged);
+        assert_eq!(
+            outcome(&rec, "parse_contract_json/forge"),
+            &CaseOutcome::Crashed {
+                exit_code: None,
+                signal: None
+            },
+            "fresh: {fresh}"
+        );
+        assert!(
+            rec.integrity
+                .iter()
+                .any(|f| f.what.starts_with("a line the harness did not write")),
+            "fresh: {fresh}: {:?}",
+            rec.integrity
+        );
+        assert_eq!(store.pyc, pyc, "fresh: {fresh}");
+        assert_eq!(outcome(&rec, "parse_contract_json/c"), &echo("c"));
+    }
+}

@@ -612,16 +612,18 @@ impl Scan<'_> {
         let names: Vec<&str> = chain.iter().flat_map(|(p, _)| p.split('.')).collect();
         for start in 0..names.len() {
             for (pattern, kind) in QUALIFIED {
-                let want: Vec<&str> = pattern.split('.').collect();
-                let Some(got) = names.get(start..start + want.len()) else {
+                // Compared part by part, without splitting the pattern into
+                // a new vector: this runs for every name chain of a source.
+                let parts = pattern.split('.').count();
+                let Some(got) = names.get(start..start + parts) else {
                     continue;
                 };
-                let matched = want
-                    .iter()
+                let matched = pattern
+                    .split('.')
                     .zip(got)
                     .all(|(w, g)| match w.strip_suffix('*') {
                         Some(prefix) => g.starts_with(prefix),
-                        None => w == g,
+                        None => w == *g,
                     });
                 if matched {
                     self.find(kind, line, got.join("."));

@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The `format` of every store file this grader writes and reads.
-pub const STORE_FORMAT: &str = "autograder-store/1";
+pub const STORE_FORMAT: &str = "autograder-store/2";
 /// Largest store file read (like a recording, it is bounded by what one
 /// submission may record).
 const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
@@ -84,6 +84,10 @@ pub struct StoreFile<S = String> {
     pub scanner: S,
     /// Sorted by key: `(case key, compact JSON of its CaseOutcome)`.
     pub outcomes: Vec<(CaseKey, S)>,
+    /// The source compiled by the harness (a `.pyc` for this `made`'s
+    /// interpreter, hex; empty when none): a later session of this source
+    /// imports it instead of compiling, which is most of a small session.
+    pub pyc: S,
 }
 
 impl<S: AsRef<str>> StoreFile<S> {
@@ -156,6 +160,7 @@ impl StoreFile {
             integrity: Vec::new(),
             scanner: String::new(),
             outcomes: Vec::new(),
+            pyc: String::new(),
         }
     }
 
@@ -169,7 +174,11 @@ impl StoreFile {
         output: String,
         integrity: &[Finding],
         source: &[u8],
+        pyc: Option<String>,
     ) {
+        if let Some(pyc) = pyc {
+            self.pyc = pyc;
+        }
         let mut kept: std::collections::BTreeMap<CaseKey, String> =
             std::mem::take(&mut self.outcomes).into_iter().collect();
         for (i, outcome) in outcomes {
@@ -192,8 +201,15 @@ impl StoreFile {
                 .filter(|f| !integrity.contains(f))
                 .cloned(),
         );
-        self.integrity = crate::integrity::with_static_scan(&runtime, source);
-        self.scanner = crate::integrity::scanner_version().to_string();
+        let scanner = crate::integrity::scanner_version();
+        self.integrity = if self.scanner == scanner {
+            // The source is the store's own, and `runtime` kept its static
+            // findings: they stand (a scan is as costly as a small session).
+            crate::integrity::capped(runtime)
+        } else {
+            crate::integrity::with_static_scan(&runtime, source)
+        };
+        self.scanner = scanner.to_string();
     }
 }
 
@@ -363,5 +379,66 @@ impl Outcomes {
             output,
             integrity: self.integrity.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::integrity::{Finding, Source};
+
+    fn made() -> Made {
+        Made {
+            harness: "h".into(),
+            python: "3.11.2".into(),
+            isolation: "none".into(),
+            sandbox: String::new(),
+        }
+    }
+
+    fn finding(source: Source, what: &str) -> Finding {
+        Finding {
+            source,
+            kind: "frames".into(),
+            line: (source == Source::Static).then_some(1),
+            what: what.into(),
+        }
+    }
+
+    #[test]
+    fn a_later_session_keeps_the_static_findings_of_the_current_scanner_and_rescans_older_ones() {
+        let source = b"import sys\nf = sys._getframe\n";
+        let keys = [[1; 16], [2; 16]];
+        let outcome = || CaseOutcome::Missing;
+        let mut store = StoreFile::new("ab", made());
+        store.add(&keys, [(0, outcome())], String::new(), &[], source, None);
+        let scanned: Vec<Finding> = store.integrity.clone();
+        assert!(
+            scanned.iter().any(|f| f.what == "sys._getframe"),
+            "{scanned:?}"
+        );
+        // A session for the other case: the static findings are the
+        // store's own (a marker no scan makes shows they were not redone),
+        // runtime ones gather.
+        store.integrity.push(finding(Source::Static, "marker"));
+        let seen = finding(Source::Runtime, "reply for a case never called");
+        store.add(
+            &keys,
+            [(1, outcome())],
+            String::new(),
+            &[seen.clone()],
+            source,
+            None,
+        );
+        assert!(store.integrity.contains(&finding(Source::Static, "marker")));
+        assert!(store.integrity.contains(&seen));
+        assert_eq!(store.outcomes.len(), 2);
+        // Made by another scanner: scanned again, the marker gone, the
+        // runtime finding kept.
+        store.scanner = "older".into();
+        store.add(&keys, [(1, outcome())], String::new(), &[], source, None);
+        assert!(!store.integrity.iter().any(|f| f.what == "marker"));
+        assert!(store.integrity.contains(&seen));
+        assert!(store.integrity.iter().any(|f| f.what == "sys._getframe"));
     }
 }

@@ -719,19 +719,24 @@ fn record_one(
         None => worker.insert(Worker::start(&shared.setup, lease)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let reply = w.record(&source, &shared.setup.inputs, job.missing.as_deref());
+    let made = made(shared.env, &sandbox);
+    let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);
+    // Only some cases missing: the store has the others, and main.py compiled.
+    let stored = match &job.missing {
+        Some(_) => case_store::read_store(&path, &sha256, &made),
+        None => None,
+    };
+    let pyc = stored
+        .as_ref()
+        .map(|s| s.pyc.as_str())
+        .filter(|p| !p.is_empty());
+    let reply = w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref());
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
     }
     let reply = reply?;
-    let made = made(shared.env, &sandbox);
-    let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);
-    let mut store = match &job.missing {
-        Some(_) => case_store::read_store(&path, &sha256, &made),
-        None => None,
-    }
-    .unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
+    let mut store = stored.unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
     store.made = made;
     let output = reply.output;
     store.add(
@@ -740,6 +745,7 @@ fn record_one(
         output.clone(),
         &reply.integrity,
         &source,
+        reply.pyc,
     );
     case_store::write_store(&path, &store)
         .map_err(|e| RecordError::Store(format!("{}: {e}", path.display())))?;

@@ -55,6 +55,9 @@ pub struct Reply {
     /// What the supervisor saw that only a submission reaching into the
     /// harness does (runtime integrity findings), capped.
     pub integrity: Vec<crate::integrity::Finding>,
+    /// `main.py` compiled by this session (a `.pyc`, hex), for the store:
+    /// a later session of the same source is given it and skips compiling.
+    pub pyc: Option<String>,
 }
 
 /// A running harness process.
@@ -367,14 +370,21 @@ impl Worker {
     pub fn record(
         &mut self,
         source: &[u8],
+        pyc: Option<&str>,
         inputs: &super::Inputs,
         only: Option<&[usize]>,
     ) -> Result<Reply, RecordError> {
         let plan = Plan::new(inputs, only)?;
-        let mut job = String::with_capacity(source.len() * 2 + 64);
+        let pyc = pyc.filter(|p| is_pyc_hex(p));
+        let mut job = String::with_capacity(source.len() * 2 + pyc.map_or(0, str::len) + 64);
         job.push_str("job\n{\"source_hex\":\"");
         job.push_str(&hex::encode(source));
         job.push('"');
+        if let Some(pyc) = pyc {
+            job.push_str(",\"pyc_hex\":\"");
+            job.push_str(pyc);
+            job.push('"');
+        }
         if let Some((visible, hidden)) = &plan.subset {
             let visible: Vec<String> = visible.iter().map(usize::to_string).collect();
             job.push_str(&format!(
@@ -411,6 +421,8 @@ impl Worker {
             outcomes: plan.order.into_iter().zip(outcomes.outcomes).collect(),
             output: outcomes.output,
             integrity: outcomes.integrity,
+            // Only when this session compiled it (given one, it says none).
+            pyc: outcomes.pyc.filter(|p| pyc.is_none() && is_pyc_hex(p)),
         })
     }
 
@@ -504,6 +516,8 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
         error: Option<String>,
         #[serde(default)]
         integrity: Vec<Seen>,
+        #[serde(default)]
+        pyc: Option<String>,
     }
     /// One thing the supervisor saw (`kind`, `what`), student-shaped text.
     #[derive(serde::Deserialize)]
@@ -566,7 +580,20 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
         outcomes,
         output,
         integrity,
+        pyc: head.pyc,
     })
+}
+
+/// Largest compiled `main.py` kept, as hex (the harness reports at most 4 MiB).
+const MAX_PYC_HEX: usize = 8 << 20;
+
+/// Whether `pyc` is a compiled `main.py` as the harness reports one:
+/// lowercase hex, whole bytes, within [`MAX_PYC_HEX`].
+fn is_pyc_hex(pyc: &str) -> bool {
+    !pyc.is_empty()
+        && pyc.len() <= MAX_PYC_HEX
+        && pyc.len() % 2 == 0
+        && pyc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// A reply's outcomes in the harness's order, before they are matched to cases.
@@ -574,6 +601,7 @@ struct Parsed {
     outcomes: Vec<CaseOutcome>,
     output: String,
     integrity: Vec<crate::integrity::Finding>,
+    pyc: Option<String>,
 }
 
 /// What an outcome the harness cannot vouch for is graded as.
@@ -721,7 +749,7 @@ mod tests {
         let src = SOURCE.as_bytes();
 
         // Visible cases only: the hidden inputs are never asked for.
-        let reply = w.record(src, &setup.inputs, Some(&[5, 0])).unwrap();
+        let reply = w.record(src, None, &setup.inputs, Some(&[5, 0])).unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![
@@ -734,7 +762,7 @@ mod tests {
         // Visible before hidden, corpus order within each, duplicates once,
         // a crash in either part restarting at the next chosen case.
         let only = [7, 3, 1, 6, 0, 7, 2];
-        let reply = w.record(src, &setup.inputs, Some(&only)).unwrap();
+        let reply = w.record(src, None, &setup.inputs, Some(&only)).unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![
@@ -749,21 +777,21 @@ mod tests {
         assert_eq!(w.hidden_requests(), 1);
 
         // Hidden cases only, then every case: the worker answers in step.
-        let reply = w.record(src, &setup.inputs, Some(&[4])).unwrap();
+        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![("h1".into(), json!(["h1", ["h1"]]))]
         );
         assert_eq!(w.hidden_requests(), 2);
-        let reply = w.record(src, &setup.inputs, None).unwrap();
+        let reply = w.record(src, None, &setup.inputs, None).unwrap();
         let order: Vec<usize> = reply.outcomes.iter().map(|(i, _)| *i).collect();
         assert_eq!(order, vec![0, 2, 3, 5, 1, 4, 6, 7]);
         assert_eq!(w.hidden_requests(), 3);
 
         // An empty subset runs nothing; an index past the corpus is refused.
-        let reply = w.record(src, &setup.inputs, Some(&[])).unwrap();
+        let reply = w.record(src, None, &setup.inputs, Some(&[])).unwrap();
         assert!(reply.outcomes.is_empty());
-        assert!(w.record(src, &setup.inputs, Some(&[8])).is_err());
+        assert!(w.record(src, None, &setup.inputs, Some(&[8])).is_err());
         assert_eq!(w.hidden_requests(), 3);
     }
 }

@@ -21,15 +21,16 @@ Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
             "limits": {...}, "timeout", "wall", "tier", "read_roots",
             "must_not_read", "confine": src (landlock tier)}
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
-  -> "job\n" then {"source_hex": ..., "visible": [i, ...], "hidden": n}
-     ("visible" and "hidden" only for a subset of the cases: the positions
-     of its visible cases among the init line's, and how many hidden
-     cases it runs; without them every case runs)
+  -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n}
+     ("pyc_hex": main.py compiled by an earlier session, when the store
+     has it; "visible" and "hidden" only for a subset of the cases: the
+     positions of its visible cases among the init line's, and how many
+     hidden cases it runs; without them every case runs)
   <- {"need": "hidden"}   (once every visible case is answered; not at all
                            when the submission never gets that far or
                            runs no hidden case)
   -> [the hidden cases' inputs: the chosen ones only]
-  <- {"n": cases run, "output": str, "integrity": [...]} then, for each
+  <- {"n": cases run, "output": str, "integrity": [...], "pyc": hex} then, for each
      case run, a tab and its outcome object as the child wrote it (the
      supervisor checks the framing and that it is printable ASCII, never
      decodes it; Rust parses each on its own). On the grader's failure:
@@ -40,7 +41,9 @@ before all its visible cases are answered, so no visible result can carry
 one.
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
-reply carries "error"), then "I" (imported), "E <json>" (import error),
+reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
+compiled, before any of it ran; "K" alone when it does not compile; the
+reply's "pyc"), then "I" (imported), "E <json>" (import error),
 "C <i> <json>" (case outcome), "V" (every visible case answered:
 the supervisor then writes the hidden inputs on fd 4), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
@@ -66,7 +69,9 @@ import fcntl
 import time
 import types
 import resource
+import _imp
 import importlib
+import importlib.util
 import json
 import json.encoder
 import marshal
@@ -146,6 +151,8 @@ READ_EVERY = 0.002
 # Room for what the child writes while the supervisor waits (the kernel
 # caps it; a smaller pipe only makes the child wait).
 PIPE_BYTES = 1 << 20
+# Largest compiled main.py (.pyc) reported for the store (a source is at most 1 MiB).
+PYC_LIMIT = 4 * 1024 * 1024
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
 HIDDEN_FD = 4
@@ -449,6 +456,50 @@ def _report(line):
     _write_all(RESULT_FD, line.encode("utf-8") + b"\n")
 
 
+def _bytecode(job, path, source):
+    """Puts main.py's compiled code where import looks for it first (an
+    unchecked hash-based .pyc in __pycache__), so import does not compile
+    it: the code a previous session of the same source compiled (the job's
+    "pyc_hex", from the grader's store), else compiled here. Compiling runs
+    no student code, and import reads the .pyc exactly as one it wrote
+    itself. On any failure (a syntax error, no room) import compiles
+    main.py and reports what it finds, as without this.
+
+    Without "pyc_hex" the child always says "K <hex>" (or "K" when it could
+    not compile) before import: the supervisor takes that one line only,
+    so what student code writes later cannot stand in for it."""
+    pyc = job.get("pyc_hex")
+    data = None
+    if pyc is None:
+        try:
+            code = compile(source, path, "exec", dont_inherit=True)
+            # The same bytes whatever the folder (import sets the real path
+            # back, as for any .pyc), so a store file is reproducible.
+            _imp._fix_co_filename(code, "main.py")
+            data = importlib._bootstrap_external._code_to_hash_pyc(code, importlib.util.source_hash(source), False)
+            del code
+        except BaseException:
+            data = None
+        _report("K " + data.hex() if data is not None and len(data) <= PYC_LIMIT else "K")
+    else:
+        try:
+            data = bytes.fromhex(pyc)
+        except ValueError:
+            return
+    if data is None:
+        return
+    try:
+        cache = importlib.util.cache_from_source(path)
+        os.mkdir(os.path.dirname(cache), 0o700)
+        fd = os.open(cache, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
 def _set_limits(limits):
     for name, key in (
         ("RLIMIT_AS", "as"),
@@ -512,6 +563,7 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
     inputs arrive on HIDDEN_FD only once the visible ones are answered."""
     try:
         os.setsid()
+        _name(b"ag-child")
         # Out of the way of the numbers they are moved to.
         fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
         fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
@@ -527,8 +579,9 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
         try:
             here = _enter_sandbox(jobdir, str(attempt))
             path = os.path.join(here, "main.py")
+            source = bytes.fromhex(job["source_hex"])
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            _write_all(fd, bytes.fromhex(job["source_hex"]))
+            _write_all(fd, source)
             os.close(fd)
         except BaseException as e:
             # The grader's failure, not the student's: no student code has run.
@@ -540,6 +593,8 @@ def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
         sys.dont_write_bytecode = True
         sys.argv = [path]
         sys.modules.pop("main", None)
+        _bytecode(job, path, source)
+        del source
         try:
             module = importlib.import_module("main")
             mod_dict = _obj_getattr(module, "__dict__")
@@ -723,6 +778,15 @@ def _libc():
         except BaseException:
             _LIBC.append(None)
     return _LIBC[0]
+
+
+def _name(name):
+    """Names this process (what ps and perf show: the zygote stays
+    python3), where ctypes can."""
+    try:
+        _libc().prctl(15, name, 0, 0, 0)  # PR_SET_NAME
+    except BaseException:
+        pass
 
 
 def _uid_processes(uid):
@@ -995,6 +1059,7 @@ class _Run:
         self.wall_end = _monotonic() + self.wall
         self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
         self.failure = None  # the grader's own failure: no outcome is valid
+        self.pyc = None  # main.py compiled by this session's first child (hex), for the store
         self.findings = []  # runtime integrity findings (see seen)
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
@@ -1077,7 +1142,7 @@ class _Run:
             pidfd = os.pidfd_open(cpid)
         except (AttributeError, OSError):
             pidfd = None
-        st = {"pending": start, "sandboxed": False, "imported": False, "finished": False, "bad": False, "all": False}
+        st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
         if self.nv <= start < self.n:
             self.send_hidden(st)
@@ -1241,6 +1306,8 @@ class _Run:
                 st["all"] = True
             elif verdict == "imported":
                 st["imported"] = True
+            elif verdict == "compiled":
+                pass
             elif verdict == "import-error":
                 st["all"] = True
             elif verdict == "case":
@@ -1304,6 +1371,16 @@ class _Run:
             return "bad"
         if line == b"I" and not imported:
             return "imported"
+        if line[:1] == b"K" and line[1:2] in (b"", b" ") and not imported and not st["compiled"] and self.job.get("pyc_hex") is None:
+            # main.py compiled, before any of its code ran (see _bytecode):
+            # kept for this submission's later children and for the store.
+            st["compiled"] = True
+            body = line[2:]
+            if len(body) > 2 * PYC_LIMIT or len(body) % 2 or body.translate(None, b"0123456789abcdef"):
+                return "bad"
+            if body:
+                self.job["pyc_hex"] = self.pyc = body.decode("ascii")
+            return "compiled"
         # What the harness writes is printable ASCII (dumps escapes the
         # rest), and no tab: Rust reads the outcomes separated by tabs.
         if line.startswith(b"E ") and not imported:
@@ -1345,7 +1422,10 @@ class _Run:
         output = bytes(self.output).decode("utf-8", "replace")
         if self.output_total > len(self.output):
             output += "\n[... %d more bytes of output cut]" % (self.output_total - len(self.output))
-        head = dumps({"n": self.n, "output": _text(output, OUTPUT_LIMIT + 100), "integrity": self.findings})
+        head = {"n": self.n, "output": _text(output, OUTPUT_LIMIT + 100), "integrity": self.findings}
+        if self.pyc is not None:
+            head["pyc"] = self.pyc
+        head = dumps(head)
         # The outcomes follow the head, each after a tab, as the child wrote
         # them (printable ASCII: no tab, no line end).
         return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes])
@@ -1365,6 +1445,7 @@ def _read_line(fd, one_byte=False):
 def _supervisor():
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _name(b"ag-supervisor")
         _become_subreaper()
         _own_ipc_namespace()
         line = _read_line(0)
