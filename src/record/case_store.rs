@@ -426,7 +426,7 @@ mod tests {
             &keys,
             [(1, outcome())],
             String::new(),
-            &[seen.clone()],
+            std::slice::from_ref(&seen),
             source,
             None,
         );
