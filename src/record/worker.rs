@@ -688,12 +688,13 @@ mod tests {
     /// it answers, and `object_hook` builds exactly what `decode` builds, on
     /// seeded hostile values (every kind, subclasses, surrogates, cycles,
     /// the depth and size caps).
-    #[test]
-    fn the_tagged_fast_paths_agree_with_the_general_ones() {
+    /// Runs a harness self-check script (`check`) with `source` on its
+    /// stdin, under the grader's interpreter; it prints "ok ..." when it holds.
+    fn python_check(check: &str, source: &str) {
         use std::io::Write;
         let python = sandbox::Python::find(None).unwrap();
         let mut child = std::process::Command::new(&python.executable)
-            .args(["-s", "-S", "-c", include_str!("harness/tagged_check.py")])
+            .args(["-s", "-S", "-c", check])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -703,7 +704,7 @@ mod tests {
             .stdin
             .take()
             .unwrap()
-            .write_all(TAGGED_PY.as_bytes())
+            .write_all(source.as_bytes())
             .unwrap();
         let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -712,6 +713,16 @@ mod tests {
             "{stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    #[test]
+    fn the_tagged_fast_paths_agree_with_the_general_ones() {
+        python_check(include_str!("harness/tagged_check.py"), TAGGED_PY);
+    }
+
+    #[test]
+    fn the_supervisor_reads_case_lines_in_one_pass_as_it_reads_them_one_by_one() {
+        python_check(include_str!("harness/lines_check.py"), HARNESS_PY);
     }
 
     #[test]
