@@ -106,3 +106,51 @@ fn no_visible_case_can_see_a_hidden_input_under_any_tier() {
         say!("hidden inputs under {tier:?}: unseen from the visible cases");
     }
 }
+
+/// What one submission leaves in the harness never reaches the next one run
+/// by the same worker: every child starts from the zygote's memory (which
+/// never holds a source, an outcome or a hidden input), and the long-lived
+/// supervisor, which holds them all, cannot be read. `b-seeker`, recorded
+/// after `a-secret`, searches its own objects and every process whose
+/// memory it can read for `a-secret`'s marker, under every tier; from a hidden case whose own input
+/// is the marker, the same search finds it (the search works).
+#[test]
+fn a_later_submission_finds_nothing_of_an_earlier_one_in_any_process_it_can_read() {
+    const MARKER: &str = "EARLIER-SUBMISSION-MARKER-5316027";
+    let mut control = case("parse_contract_json", "control", vec![PyValue::str(MARKER)]);
+    control.visibility = Visibility::Hidden;
+    let corpus = record_support::corpus(vec![
+        case("parse_contract_json", "look", vec![PyValue::str("plain")]),
+        control,
+    ]);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/leak");
+    let subs = discover(&fixtures).unwrap();
+    assert_eq!(subs[0].id, "a-secret");
+    for tier in TIERS {
+        if !tier_or_skip(tier, "a_later_submission_finds_nothing_of_an_earlier_one") {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        // One worker: a-secret, then b-seeker, in the same harness.
+        let results = record(&corpus, &subs, &options(work.path(), 1, 5), tier);
+        let secret = returned(outcome(
+            recording(&results, "a-secret"),
+            "parse_contract_json/look",
+        ));
+        assert_eq!(secret["secret"], json!(MARKER), "{tier:?}");
+        let seeker = recording(&results, "b-seeker");
+        let look = returned(outcome(seeker, "parse_contract_json/look"));
+        assert_eq!(look["echo"], json!("plain"), "{tier:?}");
+        assert_eq!(
+            look["found"],
+            json!([]),
+            "{tier:?}: the earlier submission's marker was readable"
+        );
+        let control = returned(outcome(seeker, "parse_contract_json/control"));
+        assert_ne!(control["found"], json!([]), "{tier:?}: the search is blind");
+        say!(
+            "under {tier:?}: nothing of the earlier submission found ({} processes' memory readable)",
+            look["readable"]
+        );
+    }
+}

@@ -5,14 +5,20 @@ Embedded in the Rust binary (src/record/harness/harness.py) and run as
 kinds of process, all stdlib only:
 
 * the zygote (long-lived): reads the init line from Rust, builds the tagged-JSON
-  module, imports what students commonly use, then for every `job` command
-  forks a supervisor and waits for it. It never sees a submission's source or
-  outcomes, so no later child can find them in its memory;
-* the supervisor (one per submission): reads the job, forks a child, watches
-  its result pipe against per-case and per-submission deadlines, drains its
-  stdout/stderr into a capped buffer, kills the child's whole tree (a reaper
-  that drops to the worker uid and calls kill(-1, SIGKILL)), forks a fresh
-  child after a crash or timeout, and answers Rust with one JSON line;
+  module, imports what students commonly use, answers "ready", forks the
+  supervisor, then forks every child the supervisor asks for (over a socket,
+  with the child's ends of its pipes), waits for it, kills whatever it left
+  (the zygote is their subreaper) and says how it ended. It never sees a
+  submission's source, outcomes or hidden inputs, so no child can find
+  another submission's in its memory; one fork per child, none per
+  submission besides;
+* the supervisor (long-lived, not dumpable, no child starts from its
+  memory): reads each job from Rust, has a child forked, writes it the job,
+  watches its result pipe against per-case and per-submission deadlines,
+  drains its stdout/stderr into a capped buffer, kills the child's whole
+  tree (its process group, then every process of the worker uid until none
+  is left), has a fresh child forked after a crash or timeout, cleans up as
+  the worker uid and answers Rust with one JSON line;
 * the child: own session, rlimits, unprivileged uid, scratch directory with
   only main.py; imports it and calls each case's function on fresh arguments.
 
@@ -75,6 +81,8 @@ import importlib.util
 import json
 import json.encoder
 import marshal
+import socket
+import array
 
 # Warm the modules students commonly import, so children do not pay for them.
 import re  # noqa: F401
@@ -561,11 +569,25 @@ def _enter_sandbox(jobdir, name):
     return here
 
 
-def _child(job, cases, start, res_w, out_w, hid_r, jobdir, attempt, n):
-    """Never returns: runs cases start..n and exits. The hidden cases'
-    inputs arrive on HIDDEN_FD only once the visible ones are answered."""
+def _child(request, res_w, out_w, hid_r, job_r):
+    """Never returns: runs cases start..n of the request and exits. The job
+    (source, compiled code) comes from the supervisor on job_r; the hidden
+    cases' inputs arrive on HIDDEN_FD only once the visible ones are
+    answered."""
     try:
+        start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
+        chosen = request["visible"]
+        cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
+        job = bytearray()
+        while True:
+            chunk = _read(job_r, 1 << 20)
+            if not chunk:
+                break
+            job += chunk
+        os.close(job_r)
+        job = _loads(bytes(job))
         os.setsid()
+        _own_ipc_namespace()
         _name(b"ag-child")
         # Out of the way of the numbers they are moved to.
         fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
@@ -687,7 +709,7 @@ def _reap(cpid, jobdir, leftovers=None):
             or INIT["tier"] not in ("bwrap", "landlock")
             or _SUBREAPER[0] is not True
             or _DIRTY[0]
-            or _children(_getpid())
+            or _strays()
         ):
             _DIRTY[0] = not _kill_uid(uid)
 
@@ -1052,6 +1074,7 @@ class _Run:
         # (positions among the visible inputs, and how many of the hidden
         # inputs Rust will send: only the chosen ones).
         chosen = job.get("visible")
+        self.chosen = chosen  # the zygote builds the child's cases from these positions
         if chosen is None:
             self.cases = INIT["cases"]
             hidden = INIT.get("hidden_count", 0)
@@ -1071,7 +1094,8 @@ class _Run:
         self.timeout = float(INIT["timeout"])
         self.wall = float(INIT["wall"])
         self.wall_end = _monotonic() + self.wall
-        self.jobdir = os.path.join(INIT["scratch"], "j%d" % _getpid())
+        _JOBS[0] += 1
+        self.jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0]))
         self.failure = None  # the grader's own failure: no outcome is valid
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
         self.findings = []  # runtime integrity findings (see seen)
@@ -1130,21 +1154,30 @@ class _Run:
             attempt += 1
 
     def one_child(self, start, attempt):
-        """Forks a child for cases start..; returns where the next child starts."""
+        """Has the zygote fork a child for cases start..; returns where the
+        next child starts."""
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
         hid_r, hid_w = os.pipe()
-        _stdout.flush()
-        cpid = os.fork()
-        if cpid == 0:
-            _PID[0] = _getpid()
-            os.close(res_r)
-            os.close(out_r)
-            os.close(hid_w)
-            _child(self.job, self.cases, start, res_w, out_w, hid_r, self.jobdir, attempt, self.n)
-        os.close(res_w)
-        os.close(out_w)
-        os.close(hid_r)
+        job_r, job_w = os.pipe()
+        request = {"start": start, "attempt": attempt, "jobdir": self.jobdir, "n": self.n, "visible": self.chosen}
+        try:
+            cpid = _ZYGOTE.fork_child(request, [res_w, out_w, hid_r, job_r])
+        finally:
+            for fd in (res_w, out_w, hid_r, job_r):
+                os.close(fd)
+        # The job (the source, and its compiled code) goes straight to the
+        # child: the zygote never holds it.
+        try:
+            fcntl.fcntl(job_w, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+        except OSError:
+            pass
+        try:
+            _write_all(job_w, dumps({"source_hex": self.job["source_hex"], "pyc_hex": self.job.get("pyc_hex")}).encode("ascii"))
+        except OSError:  # the child is gone: it will be judged as such
+            pass
+        finally:
+            os.close(job_w)
         os.set_blocking(res_r, False)
         os.set_blocking(out_r, False)
         for fd in (res_r, out_r):
@@ -1152,11 +1185,9 @@ class _Run:
                 fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
             except OSError:
                 pass
-        try:
-            pidfd = os.pidfd_open(cpid)
-        except (AttributeError, OSError):
-            pidfd = None
-        st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False}
+        # The zygote (the child's parent) says when it has exited.
+        exit_fd = _ZYGOTE.sock.fileno()
+        st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
         if self.nv <= start < self.n:
             self.send_hidden(st)
@@ -1184,14 +1215,14 @@ class _Run:
                     break
                 deadline = min(now + max(self.timeout - used, 0.02), cap)
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
-            if pidfd is not None:
-                fds.append(pidfd)
+            if exit_fd is not None:
+                fds.append(exit_fd)
             if self.watch_disk and now >= next_disk:
                 if self.disk_used() > DISK_LIMIT:
                     failure = {"kind": "disk-limit", "bytes": DISK_LIMIT}
                     break
                 next_disk = now + DISK_EVERY
-            wait = deadline - now if pidfd is not None else min(deadline - now, 0.005)
+            wait = deadline - now
             if self.watch_disk:
                 wait = max(min(wait, next_disk - now), 0.0)
             ready = select.select(fds, [], [], wait)[0]
@@ -1211,18 +1242,14 @@ class _Run:
                         st["since"] = _monotonic()
                         st["cpu"] = _proc_cpu(cpid)
                         deadline = min(st["since"] + (1.0 if st["finished"] else self.timeout), self.wall_end)
-            if pidfd is not None:
-                exited = pidfd in ready
-            else:
-                pid, status = os.waitpid(cpid, os.WNOHANG)
-                exited = pid == cpid
+            exited = exit_fd in ready
             if st["bad"] or st["all"]:
                 break
-            if ready and not exited and not st["finished"] and pidfd is not None:
+            if ready and not exited and not st["finished"]:
                 # Let the child get on (see READ_EVERY); its exit ends the wait.
                 nap = min(READ_EVERY, deadline - _monotonic())
                 if nap > 0:
-                    select.select([pidfd], [], [], nap)
+                    select.select([exit_fd], [], [], nap)
             if exited:
                 while True:  # what the child wrote before it ended
                     data = self._read(res_r)
@@ -1236,10 +1263,7 @@ class _Run:
         # before the next child starts (one that does not exit after its last
         # case, say a student's sys.stdout.flush that never returns, too).
         kill = not (st["finished"] and st["pending"] >= self.n and exited)
-        if pidfd is None and exited:
-            self._finish_child(cpid, None, res_r, out_r, reaped=True, kill=kill)
-        else:
-            status = self._finish_child(cpid, pidfd, res_r, out_r, kill=kill)
+        status = self._finish_child(cpid, res_r, out_r, kill=kill)
         if st["hid_w"] is not None:
             os.close(st["hid_w"])
         if failure is not None and failure["kind"] == "disk-limit":
@@ -1297,6 +1321,12 @@ class _Run:
 
     def lines(self, buf, st):
         """Consumes the complete lines in buf; True when progress was made."""
+        if len(buf) <= LINE_LIMIT and buf.find(b"\n", st["scanned"]) < 0:
+            # No line complete yet: only what arrived since is searched next
+            # time (a long line, read 64 KiB at a time, costs one pass).
+            st["scanned"] = len(buf)
+            return False
+        st["scanned"] = 0
         progress = st["imported"] and not (st["finished"] or st["bad"] or st["all"]) and self.case_lines(buf, st)
         while not (st["finished"] or st["bad"] or st["all"]):
             nl = buf.find(b"\n")
@@ -1333,21 +1363,20 @@ class _Run:
     def case_lines(self, buf, st):
         """The common case, many outcomes at once: consumes the leading run
         of "C <pending> <outcome>" lines that `line` would take as cases,
-        judged exactly as it judges them, in one pass over one copy of buf
-        (not a copy and a shift of buf per line); anything else is left to
+        judged exactly as it judges them, in one pass over buf (not a copy
+        and a shift of buf per line); anything else is left to
         `line`. True when it consumed any."""
-        data = bytes(buf)
         pos = 0
         pending = st["pending"]
         outcomes = self.outcomes
         while pending < self.n:
             prefix = b"C %d " % pending
-            if not data.startswith(prefix, pos):
+            if not buf.startswith(prefix, pos):
                 break
-            nl = data.find(b"\n", pos)
+            nl = buf.find(b"\n", pos)
             if nl < 0:
                 break
-            body = data[pos + len(prefix) : nl]
+            body = bytes(buf[pos + len(prefix) : nl])
             if not body or body.translate(None, _PRINTABLE):
                 break
             if self.reply_bytes + len(body) > REPLY_LIMIT:
@@ -1362,18 +1391,13 @@ class _Run:
         st["pending"] = pending
         return True
 
-    def _finish_child(self, cpid, pidfd, res_r, out_r, reaped=False, kill=True):
+    def _finish_child(self, cpid, res_r, out_r, kill=True):
         if kill:
             _reap(cpid, None)
-        status = None
-        if not reaped:
-            try:
-                _, status = os.waitpid(cpid, 0)
-            except ChildProcessError:
-                status = None
-        if kill:
-            _kill_descendants()
-        _reap_orphans()
+        status = _ZYGOTE.exit_status()
+        # Reaped only now (its group signalled above while it was, at most,
+        # a zombie); the zygote then kills whatever it left (their subreaper).
+        _ZYGOTE.release()
         # Whatever was still in the output pipe (bounded: a leftover process
         # may still be writing).
         for _ in range(64):
@@ -1384,12 +1408,11 @@ class _Run:
             if not data:
                 break
             self.take_output(data)
-        for fd in (res_r, out_r, pidfd):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        for fd in (res_r, out_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         return status
 
     def line(self, line, st):
@@ -1488,28 +1511,150 @@ def _read_line(fd, one_byte=False):
             return bytes(buf[:-1])
 
 
-def _supervisor():
+class _ZygoteLink:
+    """The supervisor's end of its socket to the zygote, which forks every
+    child (so a child starts from the zygote's memory, which holds no
+    submission's source, outcomes or hidden inputs) and is their parent
+    and subreaper."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def fork_child(self, request, fds):
+        """Sends the request and the child's ends of its pipes; returns its pid."""
+        self.sock.sendmsg([dumps(request).encode("ascii")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"pid "):
+            raise OSError("the zygote forked no child: %r" % answer[:64])
+        return int(answer[4:])
+
+    def exit_status(self):
+        """Once the child has exited: its wait status. It stays a zombie
+        (its pid, and so its process group's id, cannot be reused) until
+        `release`."""
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"exit "):
+            raise OSError("the zygote did not say how the child ended: %r" % answer[:64])
+        return int(answer[5:])
+
+    def release(self):
+        """Has the zygote reap the exited child and kill whatever it left."""
+        self.sock.send(b"reap")
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"done"):
+            raise OSError("the zygote did not reap the child: %r" % answer[:64])
+        if answer == b"done dirty":
+            # Something outlived its kill: /proc is searched from now on.
+            _DIRTY[0] = True
+
+
+_ZYGOTE = None  # the supervisor's _ZygoteLink
+_JOBS = [0]  # submissions this supervisor has run (their folders' names)
+
+
+def _supervise(sock):
+    """The supervisor: one long-lived process that reads jobs from Rust and
+    answers each, having the zygote fork the children. Children never start
+    from its memory, so it may hold what submissions leave behind; it is not
+    dumpable, so no process of the worker uid can read that memory."""
+    global _ZYGOTE
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         _name(b"ag-supervisor")
-        _become_subreaper()
-        _own_ipc_namespace()
-        line = _read_line(0)
-        if line is None:
-            _exit(1)
         try:
-            job = _loads(line)
-            run = _Run(job)
-            run.run()
-            _reap(None, run.jobdir)
-            _kill_descendants()
-            _reap_orphans()
-            answer = run.response()
-        except BaseException as e:
-            answer = dumps({"n": 0, "output": "", "error": _text("harness: %r" % (e,))}).encode("utf-8")
-        _write_all(1, answer + b"\n")
+            _libc().prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+        except BaseException:
+            pass
+        _ZYGOTE = _ZygoteLink(sock)
+        while True:
+            cmd = _read_line(0, one_byte=True)
+            if cmd is None:
+                return
+            if cmd != b"job":
+                raise SystemExit("harness: unknown command %r" % cmd)
+            line = _read_line(0)
+            if line is None:
+                return
+            try:
+                run = _Run(_loads(line))
+                run.run()
+                _reap(None, run.jobdir)
+                answer = run.response()
+            except BaseException as e:
+                answer = dumps({"n": 0, "output": "", "error": _text("harness: %r" % (e,))}).encode("utf-8")
+            _write_all(1, answer + b"\n")
+            run = line = answer = None
     finally:
         _exit(0)
+
+
+def _serve(sock, supervisor):
+    """The zygote's loop, once the supervisor runs: forks a child for each
+    request (with the pipes it was sent), waits for it, kills whatever it
+    left below the zygote, and says how it ended. It never sees a job's
+    source, outcomes or hidden inputs."""
+    me = _getpid()
+    while True:
+        try:
+            msg, anc, _, _ = sock.recvmsg(1 << 20, socket.CMSG_SPACE(8 * 4))
+        except OSError:
+            return
+        if not msg:
+            return  # the supervisor is gone
+        fds = array.array("i")
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+        request = _loads(msg)
+        # Killed processes of an earlier child are collected before the
+        # uid's process limit counts them against this one.
+        _reap_orphans()
+        _stdout.flush()
+        cpid = os.fork()
+        if cpid == 0:
+            sock.close()
+            _PID[0] = _getpid()
+            res_w, out_w, hid_r, job_r = fds
+            _child(request, res_w, out_w, hid_r, job_r)
+        for fd in fds:
+            os.close(fd)
+        sock.send(b"pid %d" % cpid)
+        # Exited, not reaped: the supervisor may still signal its group.
+        try:
+            sock.send(b"exit %d" % _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT)))
+        except ChildProcessError:
+            sock.send(b"exit 0")
+        try:
+            if sock.recv(64) != b"reap":
+                return
+        except OSError:
+            return
+        try:
+            os.waitpid(cpid, 0)
+        except ChildProcessError:
+            pass
+        left = not _kill_until_none(lambda: [p for p in _children(me) if p != supervisor], _wait_each, 5.0)
+        _reap_orphans()
+        sock.send(b"done dirty" if left else b"done")
+
+
+def _wait_status(info):
+    """A wait status (as os.waitpid gives) from os.waitid's answer."""
+    if info is None:
+        return 0
+    if info.si_code == os.CLD_EXITED:
+        return (info.si_status & 0xFF) << 8
+    return (info.si_status & 0x7F) | (0x80 if info.si_code == os.CLD_DUMPED else 0)
+
+
+def _strays():
+    """Processes a submission may have left: the zygote's children other
+    than the supervisor (the zygote is every child's parent and subreaper);
+    in the zygote itself, before the supervisor runs, its own children."""
+    me = _getpid()
+    if _ZYGOTE is None:
+        return _children(me)
+    return [p for p in _children(os.getppid()) if p != me]
 
 
 def _children(pid):
@@ -1533,24 +1678,14 @@ def _children(pid):
     return kids
 
 
-def _kill_descendants(limit_seconds=5.0):
-    """Kills every process left below this supervisor, whatever session it
-    made: the supervisor is their subreaper, so an orphan of any depth comes
-    back to it when its parent dies, and the loop goes on until none is
-    left. Student code cannot stop it from outside its own uid (root) or
-    Landlock domain (signals scoped). Without either, a fast enough
-    forker could outrun it (documented)."""
-    me = _getpid()
-
-    def reap(kids):
-        # Waiting for each re-parents its children here before the next round.
-        for pid in kids:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-
-    return _kill_until_none(lambda: _children(me), reap, limit_seconds)
+def _wait_each(pids):
+    """Waits for each of these children (killed), which re-parents their
+    own children to this process (their subreaper) before the next round."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
 
 
 def _reap_orphans(wait_seconds=0.0):
@@ -1569,9 +1704,9 @@ def _reap_orphans(wait_seconds=0.0):
 
 
 def _own_ipc_namespace():
-    """A fresh IPC namespace per submission where allowed (root without
-    bwrap): its System V objects and POSIX message queues die with it. Under
-    bwrap the reaper removes them instead."""
+    """A fresh IPC namespace for each child where allowed (root without
+    bwrap): its System V objects and POSIX message queues die with its
+    processes. Under bwrap the reaper removes them instead."""
     try:
         _libc().unshare(0x08000000)  # CLONE_NEWIPC
     except BaseException:
@@ -1698,21 +1833,22 @@ def main():
     gc.freeze()
     ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check}
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
-    while True:
-        cmd = _read_line(0, one_byte=True)
-        if cmd is None:
-            return
-        if cmd != b"job":
-            raise SystemExit("harness: unknown command %r" % cmd)
-        _stdout.flush()
-        spid = os.fork()
-        if spid == 0:
-            _supervisor()
-        os.waitpid(spid, 0)
-        _reap_orphans()
-        if _children(_getpid()):
-            # Something outlived its supervisor: the next one searches /proc.
-            _DIRTY[0] = True
+    zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    _stdout.flush()
+    spid = os.fork()
+    if spid == 0:
+        zsock.close()
+        _supervise(ssock)
+    ssock.close()
+    # Rust's pipes are the supervisor's alone: when it ends, Rust sees it.
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    try:
+        _serve(zsock, spid)
+    finally:
+        _kill_until_none(lambda: _children(_getpid()), _wait_each, 5.0)
 
 
 main()
