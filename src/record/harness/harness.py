@@ -22,7 +22,8 @@ kinds of process, all stdlib only:
 * the child: own session, rlimits, unprivileged uid, scratch directory with
   only main.py; imports it and calls each case's function on fresh arguments.
 
-Wire protocol (Rust <-> zygote, JSON lines on stdin/stdout):
+Wire protocol (JSON lines on stdin/stdout: the init line and "ready" with
+the zygote, every job after with the supervisor, which inherits them):
   -> init  {"tagged": src, "cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
             "limits": {...}, "timeout", "wall", "tier", "read_roots",
             "must_not_read", "confine": src (landlock tier)}
