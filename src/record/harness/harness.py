@@ -570,6 +570,23 @@ def _enter_sandbox(jobdir, name):
     return here
 
 
+def _read_job(fd):
+    """The job the supervisor writes a child (until it closes the pipe)."""
+    try:
+        job = bytearray()
+        while True:
+            chunk = _read(fd, 1 << 20)
+            if not chunk:
+                break
+            job += chunk
+    finally:
+        os.close(fd)
+    job = _loads(bytes(job))
+    if type(job) is not dict or type(job.get("source_hex")) is not str:
+        raise ValueError("the supervisor wrote no job")
+    return job
+
+
 def _child(request, res_w, out_w, hid_r, job_r):
     """Never returns: runs cases start..n of the request and exits. The job
     (source, compiled code) comes from the supervisor on job_r; the hidden
@@ -579,14 +596,10 @@ def _child(request, res_w, out_w, hid_r, job_r):
         start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
         chosen = request["visible"]
         cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
-        job = bytearray()
-        while True:
-            chunk = _read(job_r, 1 << 20)
-            if not chunk:
-                break
-            job += chunk
-        os.close(job_r)
-        job = _loads(bytes(job))
+        try:
+            job, unread = _read_job(job_r), None
+        except BaseException as e:  # reported below, once the channel is set up
+            job, unread = None, e
         os.setsid()
         _own_ipc_namespace()
         _name(b"ag-child")
@@ -603,6 +616,8 @@ def _child(request, res_w, out_w, hid_r, job_r):
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
+            if unread is not None:
+                raise unread
             here = _enter_sandbox(jobdir, str(attempt))
             path = os.path.join(here, "main.py")
             source = bytes.fromhex(job["source_hex"])
