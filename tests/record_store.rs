@@ -347,25 +347,58 @@ fn files_left_in_shared_temporary_folders_are_gone_before_the_next_submission() 
     }
 }
 
+/// One submission `s` recorded with the store on, again and again.
+struct StoredSubmission {
+    _root: tempfile::TempDir,
+    work: tempfile::TempDir,
+    subs: Vec<autograder::record::Submission>,
+    opts: autograder::record::RecordOptions,
+}
+
+impl StoredSubmission {
+    fn new(source: &str) -> StoredSubmission {
+        let root = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        write(&root.path().join("s/main.py"), source);
+        let subs = discover(root.path()).unwrap();
+        let mut opts = options(work.path(), 1, 2);
+        opts.use_cache = true;
+        StoredSubmission {
+            _root: root,
+            work,
+            subs,
+            opts,
+        }
+    }
+
+    /// Records `corpus` (only what the store lacks): the recording, and the store file after.
+    fn record(
+        &self,
+        corpus: &autograder::corpus::Corpus,
+    ) -> (
+        autograder::record::format::Recording,
+        autograder::record::case_store::StoreFile,
+    ) {
+        let results = record(corpus, &self.subs, &self.opts, IsolationChoice::Rlimits);
+        let rec = recording(&results, "s").clone();
+        let path = store_file(self.work.path());
+        (
+            rec,
+            autograder::record::case_store::read_store_file(&path).unwrap(),
+        )
+    }
+}
+
 /// A corpus change re-records only what it changes: the cases it adds or
 /// whose call it edits run (alone, in a session of their own); the others
 /// are read from the store.
 #[test]
 fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
-    use autograder::record::case_store::read_store_file;
-    let root = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    write(
-        &root.path().join("s/main.py"),
+    let one = StoredSubmission::new(
         "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n",
     );
-    let subs = discover(root.path()).unwrap();
-    let mut opts = options(work.path(), 1, 2);
-    opts.use_cache = true;
     let ran = |corpus: &autograder::corpus::Corpus| {
-        let results = record(corpus, &subs, &opts, IsolationChoice::Rlimits);
-        let rec = recording(&results, "s").clone();
-        let store = read_store_file(&store_file(work.path())).unwrap();
+        let (rec, store) = one.record(corpus);
         (rec, store.output)
     };
     let (_, output) = ran(&small_corpus());
@@ -468,21 +501,10 @@ fn a_source_shared_by_submissions_is_recorded_once() {
 /// code writing one is a line the harness did not write.
 #[test]
 fn compiled_code_is_stored_and_a_later_session_imports_it() {
-    use autograder::record::case_store::read_store_file;
-    let root = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    write(
-        &root.path().join("s/main.py"),
+    let one = StoredSubmission::new(
         "import os\nLITERAL = 1 is 1\n\ndef parse_contract_json(text):\n    print('RAN', text)\n    if text == 'forge':\n        os.write(3, b'K 00\\n')\n    return {'echo': text}\n",
     );
-    let subs = discover(root.path()).unwrap();
-    let mut opts = options(work.path(), 1, 2);
-    opts.use_cache = true;
-    let ran = |corpus: &autograder::corpus::Corpus| {
-        let results = record(corpus, &subs, &opts, IsolationChoice::Rlimits);
-        let rec = recording(&results, "s").clone();
-        (rec, read_store_file(&store_file(work.path())).unwrap())
-    };
+    let ran = |corpus: &autograder::corpus::Corpus| one.record(corpus);
     let (_, store) = ran(&small_corpus());
     assert!(store.output.contains("SyntaxWarning"), "{}", store.output);
     assert!(store.output.ends_with("RAN a\nRAN b\n"), "{}", store.output);
@@ -508,7 +530,7 @@ fn compiled_code_is_stored_and_a_later_session_imports_it() {
             vec![PyValue::str("forge")],
         ));
         if fresh {
-            fs::remove_dir_all(work.path().join("store")).unwrap();
+            fs::remove_dir_all(one.work.path().join("store")).unwrap();
         }
         let (rec, store) = ran(&forged);
         assert_eq!(
