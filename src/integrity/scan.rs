@@ -609,21 +609,27 @@ impl Scan<'_> {
 
     /// Findings of [`QUALIFIED`] in a resolved chain, from any of its parts.
     fn qualified(&mut self, chain: &[(String, usize)], line: u32) {
+        /// [`QUALIFIED`]'s patterns split into their parts, once: this runs
+        /// for every name chain of a source.
+        static PATTERNS: std::sync::LazyLock<Vec<(Vec<&str>, &str)>> =
+            std::sync::LazyLock::new(|| {
+                QUALIFIED
+                    .iter()
+                    .map(|(pattern, kind)| (pattern.split('.').collect(), *kind))
+                    .collect()
+            });
         let names: Vec<&str> = chain.iter().flat_map(|(p, _)| p.split('.')).collect();
         for start in 0..names.len() {
-            for (pattern, kind) in QUALIFIED {
-                // Compared part by part, without splitting the pattern into
-                // a new vector: this runs for every name chain of a source.
-                let parts = pattern.split('.').count();
-                let Some(got) = names.get(start..start + parts) else {
+            for (want, kind) in PATTERNS.iter() {
+                let Some(got) = names.get(start..start + want.len()) else {
                     continue;
                 };
-                let matched = pattern
-                    .split('.')
+                let matched = want
+                    .iter()
                     .zip(got)
                     .all(|(w, g)| match w.strip_suffix('*') {
                         Some(prefix) => g.starts_with(prefix),
-                        None => w == *g,
+                        None => w == g,
                     });
                 if matched {
                     self.find(kind, line, got.join("."));
