@@ -158,12 +158,6 @@ def decode(j, made=None):
         return v
     if len(j) == 1:
         ((k, x),) = j.items()
-        if k == "$int":
-            return _parse_int(x)
-        if k == "$float":
-            return float(x)
-        if k == "$str":
-            return "".join(map(chr, x))
         if k == "$tuple":
             return tuple(decode(y, made) for y in x)
         if k == "$dict":
@@ -171,10 +165,8 @@ def decode(j, made=None):
             if made is not None:
                 made.append(v)
             return v
-        if k == "$opaque":
-            raise ValueError("an opaque value cannot be rebuilt")
         if k.startswith("$"):
-            raise ValueError("unknown tag %r" % k)
+            return _tagged_scalar(k, x)
     v = {k: decode(x, made) for k, x in j.items()}
     if made is not None:
         made.append(v)
@@ -187,20 +179,27 @@ def object_hook(j):
     if len(j) == 1:
         ((k, x),) = j.items()
         if k.startswith("$"):
-            if k == "$int":
-                return _parse_int(x)
-            if k == "$float":
-                return float(x)
-            if k == "$str":
-                return "".join(map(chr, x))
             if k == "$tuple":
                 return tuple(x)
             if k == "$dict":
                 return {a: b for a, b in x}
-            if k == "$opaque":
-                raise ValueError("an opaque value cannot be rebuilt")
-            raise ValueError("unknown tag %r" % k)
+            return _tagged_scalar(k, x)
     return j
+
+
+def _tagged_scalar(k, x):
+    """The value of a one-key object tagged `k` that holds no other value
+    (`$int`, `$float`, `$str`), for both decoders; raises for `$opaque` and
+    for a tag it does not know."""
+    if k == "$int":
+        return _parse_int(x)
+    if k == "$float":
+        return float(x)
+    if k == "$str":
+        return "".join(map(chr, x))
+    if k == "$opaque":
+        raise ValueError("an opaque value cannot be rebuilt")
+    raise ValueError("unknown tag %r" % k)
 
 
 # ---------------------------------------------------------------------------
