@@ -88,48 +88,71 @@ fn mark(work: &Path) {
     write_store(&path, &store).unwrap();
 }
 
+/// One submission `s` recorded with the store on, again and again.
+struct StoredSubmission {
+    root: tempfile::TempDir,
+    work: tempfile::TempDir,
+    subs: Vec<autograder::record::Submission>,
+    opts: autograder::record::RecordOptions,
+}
+
+impl StoredSubmission {
+    fn new(source: &str) -> StoredSubmission {
+        let root = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        write(&root.path().join("s/main.py"), source);
+        let subs = discover(root.path()).unwrap();
+        let mut opts = options(work.path(), 1, 2);
+        opts.use_cache = true;
+        StoredSubmission {
+            root,
+            work,
+            subs,
+            opts,
+        }
+    }
+
+    /// Records `corpus` (only what the store lacks).
+    fn record(&self, corpus: &autograder::corpus::Corpus) -> autograder::record::format::Recording {
+        let results = record(corpus, &self.subs, &self.opts, IsolationChoice::Rlimits);
+        recording(&results, "s").clone()
+    }
+
+    /// The store file (the only one: one source).
+    fn store(&self) -> autograder::record::case_store::StoreFile {
+        autograder::record::case_store::read_store_file(&store_file(self.work.path())).unwrap()
+    }
+}
+
 #[test]
 fn stored_outcomes_are_reused_until_source_changes_and_no_cache_redoes_them() {
-    let root = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    write(&root.path().join("s/main.py"), ECHO);
+    let mut one = StoredSubmission::new(ECHO);
     let corpus = small_corpus();
-    let subs = discover(root.path()).unwrap();
-    let mut opts = options(work.path(), 1, 2);
-    opts.use_cache = true;
-    let first = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    let rec = recording(&first, "s").clone();
+    let rec = one.record(&corpus);
     assert_eq!(outcome(&rec, "parse_contract_json/a"), &echo("a"));
     // The JSON recording is written too, as the interchange format.
     assert_eq!(
-        read_recording(&recording_path(work.path(), "s"))
+        read_recording(&recording_path(one.work.path(), "s"))
             .unwrap()
             .outcomes,
         rec.outcomes
     );
-    mark(work.path());
-    let again = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    assert_eq!(
-        outcome(recording(&again, "s"), "parse_contract_json/a"),
-        &echo("MARK")
-    );
-    opts.use_cache = false;
-    let fresh = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    assert_eq!(
-        outcome(recording(&fresh, "s"), "parse_contract_json/a"),
-        &echo("a")
-    );
+    mark(one.work.path());
+    let again = one.record(&corpus);
+    assert_eq!(outcome(&again, "parse_contract_json/a"), &echo("MARK"));
+    one.opts.use_cache = false;
+    let fresh = one.record(&corpus);
+    assert_eq!(outcome(&fresh, "parse_contract_json/a"), &echo("a"));
     // A changed source is recorded again even with the cache on.
-    mark(work.path());
+    mark(one.work.path());
     write(
-        &root.path().join("s/main.py"),
+        &one.root.path().join("s/main.py"),
         "def parse_contract_json(text):\n    return [text]\n",
     );
-    opts.use_cache = true;
-    let changed = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    let rec = recording(&changed, "s");
+    one.opts.use_cache = true;
+    let rec = one.record(&corpus);
     assert!(
-        matches!(outcome(rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value.to_json().unwrap() == serde_json::json!(["b"]))
+        matches!(outcome(&rec, "parse_contract_json/b"), CaseOutcome::Returned { value, .. } if value.to_json().unwrap() == serde_json::json!(["b"]))
     );
 }
 
@@ -347,48 +370,6 @@ fn files_left_in_shared_temporary_folders_are_gone_before_the_next_submission() 
     }
 }
 
-/// One submission `s` recorded with the store on, again and again.
-struct StoredSubmission {
-    _root: tempfile::TempDir,
-    work: tempfile::TempDir,
-    subs: Vec<autograder::record::Submission>,
-    opts: autograder::record::RecordOptions,
-}
-
-impl StoredSubmission {
-    fn new(source: &str) -> StoredSubmission {
-        let root = tempfile::tempdir().unwrap();
-        let work = tempfile::tempdir().unwrap();
-        write(&root.path().join("s/main.py"), source);
-        let subs = discover(root.path()).unwrap();
-        let mut opts = options(work.path(), 1, 2);
-        opts.use_cache = true;
-        StoredSubmission {
-            _root: root,
-            work,
-            subs,
-            opts,
-        }
-    }
-
-    /// Records `corpus` (only what the store lacks): the recording, and the store file after.
-    fn record(
-        &self,
-        corpus: &autograder::corpus::Corpus,
-    ) -> (
-        autograder::record::format::Recording,
-        autograder::record::case_store::StoreFile,
-    ) {
-        let results = record(corpus, &self.subs, &self.opts, IsolationChoice::Rlimits);
-        let rec = recording(&results, "s").clone();
-        let path = store_file(self.work.path());
-        (
-            rec,
-            autograder::record::case_store::read_store_file(&path).unwrap(),
-        )
-    }
-}
-
 /// A corpus change re-records only what it changes: the cases it adds or
 /// whose call it edits run (alone, in a session of their own); the others
 /// are read from the store.
@@ -397,10 +378,7 @@ fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
     let one = StoredSubmission::new(
         "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n",
     );
-    let ran = |corpus: &autograder::corpus::Corpus| {
-        let (rec, store) = one.record(corpus);
-        (rec, store.output)
-    };
+    let ran = |corpus: &autograder::corpus::Corpus| (one.record(corpus), one.store().output);
     let (_, output) = ran(&small_corpus());
     assert_eq!(output, "RAN a\nRAN b\n");
 
@@ -432,26 +410,18 @@ fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
 /// again, never trusted nor fatal.
 #[test]
 fn a_broken_store_file_is_recorded_again() {
-    let root = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    write(&root.path().join("s/main.py"), ECHO);
+    let one = StoredSubmission::new(ECHO);
     let corpus = small_corpus();
-    let subs = discover(root.path()).unwrap();
-    let mut opts = options(work.path(), 1, 2);
-    opts.use_cache = true;
-    record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-    let path = store_file(work.path());
+    one.record(&corpus);
+    let path = store_file(one.work.path());
     let bytes = fs::read(&path).unwrap();
     for broken in [
         &bytes[..bytes.len() / 2],
         b"\xff\xff\xff\xff\xff\xff\xff\xff".as_slice(),
     ] {
         fs::write(&path, broken).unwrap();
-        let again = record(&corpus, &subs, &opts, IsolationChoice::Rlimits);
-        assert_eq!(
-            outcome(recording(&again, "s"), "parse_contract_json/b"),
-            &echo("b")
-        );
+        let again = one.record(&corpus);
+        assert_eq!(outcome(&again, "parse_contract_json/b"), &echo("b"));
         assert_eq!(fs::read(&path).unwrap(), bytes);
     }
 }
@@ -504,7 +474,7 @@ fn compiled_code_is_stored_and_a_later_session_imports_it() {
     let one = StoredSubmission::new(
         "import os\nLITERAL = 1 is 1\n\ndef parse_contract_json(text):\n    print('RAN', text)\n    if text == 'forge':\n        os.write(3, b'K 00\\n')\n    return {'echo': text}\n",
     );
-    let ran = |corpus: &autograder::corpus::Corpus| one.record(corpus);
+    let ran = |corpus: &autograder::corpus::Corpus| (one.record(corpus), one.store());
     let (_, store) = ran(&small_corpus());
     assert!(store.output.contains("SyntaxWarning"), "{}", store.output);
     assert!(store.output.ends_with("RAN a\nRAN b\n"), "{}", store.output);
