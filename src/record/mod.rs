@@ -11,6 +11,7 @@ pub mod case_store;
 mod cgroup;
 mod discover;
 pub mod format;
+mod judged;
 pub mod sandbox;
 mod store;
 mod worker;

@@ -5,6 +5,7 @@
 use super::caps;
 use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
+use super::judged;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::RecordError;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -549,19 +550,34 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
     let mut outcomes = Vec::with_capacity(case_count);
-    for text in texts {
-        let outcome = parse_outcome(text)
-            .and_then(|o| caps::cap_outcome(o).ok())
-            .unwrap_or(CRASHED);
+    // Whether each outcome's value decodes, when a text judged before says.
+    let mut valid = Vec::with_capacity(case_count);
+    for text in &texts {
+        let (outcome, known) = match judged::recall(text) {
+            Some(j) => (j.capped, Some(j.valid)),
+            None => (
+                parse_outcome(text)
+                    .and_then(|o| caps::cap_outcome(o).ok())
+                    .unwrap_or(CRASHED),
+                None,
+            ),
+        };
         total += caps::outcome_bytes(&outcome);
         if let Some(why) = caps::over_total(total) {
             return Err(RecordError::TooLarge(why));
         }
         outcomes.push(outcome);
+        valid.push(known);
     }
     // Values are decoded only once the submission is known to fit.
-    for outcome in &mut outcomes {
-        if caps::check_outcome(outcome).is_err() {
+    for ((outcome, known), text) in outcomes.iter_mut().zip(valid).zip(&texts) {
+        let valid = known.unwrap_or_else(|| {
+            let valid = caps::check_outcome(outcome).is_ok();
+            let capped = outcome.clone();
+            judged::remember(text, &judged::Judged { capped, valid });
+            valid
+        });
+        if !valid {
             *outcome = CRASHED;
         }
     }
@@ -804,5 +820,94 @@ mod tests {
         assert!(reply.outcomes.is_empty());
         assert!(w.record(src, None, &setup.inputs, Some(&[8])).is_err());
         assert_eq!(w.hidden_requests(), 3);
+    }
+}
+#[cfg(test)]
+mod judged_tests {
+    //! A text judged before is judged the same again: the memo changes cost,
+    //! never an outcome.
+    use super::*;
+
+    fn returned(value: &str) -> String {
+        format!(
+            "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":false}}"
+        )
+    }
+
+    fn texts() -> Vec<String> {
+        let long = "m".repeat(3 * caps::MAX_MESSAGE_CHARS);
+        vec![
+            returned("[1,\"a\",{\"k\":null}]"),
+            returned("{\"$int\":\"123456789012345678901234567890\"}"),
+            returned("{\"$nope\":1}"),
+            returned("{\"a\":{\"$nope\":1},\"a\":2}"),
+            returned("1e400"),
+            returned("{\"$str\":[55296]}"),
+            returned("{\"$dict\":[[[1],2]]}"),
+            "{\"kind\":\"returned\",\"value\":[1,".to_string(),
+            format!("{{\"kind\":\"raised\",\"class\":\"ValueError\",\"mro\":[\"ValueError\",\"Exception\",\"BaseException\",\"object\"],\"message\":\"{long}\"}}"),
+            "{\"kind\":\"raised\",\"class\":\"\",\"mro\":[],\"message\":\"\"}".to_string(),
+            "{\"kind\":\"timeout\",\"seconds\":2.0}".to_string(),
+            "{\"kind\":\"missing\"}".to_string(),
+            "{\"kind\":\"nonsense\"}".to_string(),
+            returned("{\"$nope\":1}"),
+        ]
+    }
+
+    fn reply(texts: &[String]) -> String {
+        format!(
+            "{{\"n\":{},\"output\":\"\",\"integrity\":[]}}\t{}\n",
+            texts.len(),
+            texts.join("\t")
+        )
+    }
+
+    fn outcomes(line: &str, n: usize) -> Vec<CaseOutcome> {
+        match parse_reply(line, n) {
+            Ok(p) => p.outcomes,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_text_judged_before_is_judged_the_same() {
+        let texts = texts();
+        let line = reply(&texts);
+        let n = texts.len();
+        // A thread of its own starts with an empty memo.
+        let (cold, warm, kept) = std::thread::scope(|s| {
+            s.spawn(|| {
+                let cold = outcomes(&line, n);
+                let warm = outcomes(&line, n);
+                let kept: Vec<Option<(CaseOutcome, bool)>> = texts
+                    .iter()
+                    .map(|t| judged::recall(t).map(|j| (j.capped, j.valid)))
+                    .collect();
+                (cold, warm, kept)
+            })
+            .join()
+            .unwrap_or_else(|_| panic!("the judging thread panicked"))
+        });
+        assert_eq!(cold, warm);
+        let crashed = |i: usize| matches!(cold[i], CaseOutcome::Crashed { .. });
+        // Judged as the grader always has: bad values and texts are crashes,
+        // a duplicate key's dropped value is never decoded, messages are cut.
+        assert!(!crashed(0) && !crashed(1) && !crashed(3) && !crashed(5));
+        assert!(crashed(2) && crashed(4) && crashed(6) && crashed(7) && crashed(9));
+        assert!(crashed(12) && crashed(13));
+        match &cold[8] {
+            CaseOutcome::Raised { message, .. } => {
+                assert!(message.chars().count() <= caps::MAX_MESSAGE_CHARS + 64)
+            }
+            other => panic!("{other:?}"),
+        }
+        // What is kept for a value that does not decode is the outcome its
+        // size is counted on, not the crash it is graded as.
+        match &kept[2] {
+            Some((CaseOutcome::Returned { .. }, false)) => {}
+            other => panic!("{other:?}"),
+        }
+        // Too long to keep.
+        assert!(kept[8].is_none());
     }
 }
