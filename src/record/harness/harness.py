@@ -139,6 +139,7 @@ _setrecursionlimit = sys.setrecursionlimit
 _RECURSION_LIMIT = sys.getrecursionlimit()
 _monotonic = time.monotonic
 _PRINTABLE = bytes(range(0x20, 0x7F))
+_PRINTABLE_NL = _PRINTABLE + b"\n"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _stdout = sys.stdout
 _stderr = sys.stderr
@@ -1379,25 +1380,35 @@ class _Run:
     def case_lines(self, buf, st):
         """The common case, many outcomes at once: consumes the leading run
         of "C <pending> <outcome>" lines that `line` would take as cases,
-        judged exactly as it judges them, in one pass over buf (not a copy
-        and a shift of buf per line); anything else is left to
-        `line`. True when it consumed any."""
-        pos = 0
+        judged exactly as it judges them, in one pass over the complete
+        lines in buf (not a copy and a shift of buf per line); anything
+        else is left to `line`. True when it consumed any."""
         pending = st["pending"]
+        n = self.n
+        if pending >= n:
+            return False
+        prefixes = _case_prefixes(n)
+        last = buf.rfind(b"\n")
+        if last < 0 or not buf.startswith(prefixes[pending]):
+            return False
+        data = bytes(buf[: last + 1])  # the complete lines
+        # Whether every one is printable ASCII, in one pass (then no line
+        # needs a check of its own).
+        printable = not data.translate(None, _PRINTABLE_NL)
+        pos = 0
         outcomes = self.outcomes
-        while pending < self.n:
-            prefix = b"C %d " % pending
-            if not buf.startswith(prefix, pos):
+        reply_bytes = self.reply_bytes
+        while pending < n:
+            prefix = prefixes[pending]
+            if not data.startswith(prefix, pos):
                 break
-            nl = buf.find(b"\n", pos)
-            if nl < 0:
+            nl = data.find(b"\n", pos)
+            body = data[pos + len(prefix) : nl]
+            if not body or (not printable and body.translate(None, _PRINTABLE)):
                 break
-            body = bytes(buf[pos + len(prefix) : nl])
-            if not body or body.translate(None, _PRINTABLE):
-                break
-            if self.reply_bytes + len(body) > REPLY_LIMIT:
+            if reply_bytes + len(body) > REPLY_LIMIT:
                 body = b'{"kind":"output-too-large"}'
-            self.reply_bytes += len(body)
+            reply_bytes += len(body)
             outcomes[pending] = body
             pending += 1
             pos = nl + 1
@@ -1405,6 +1416,7 @@ class _Run:
             return False
         del buf[:pos]
         st["pending"] = pending
+        self.reply_bytes = reply_bytes
         return True
 
     def _finish_child(self, cpid, res_r, out_r, kill=True):
@@ -1525,6 +1537,16 @@ def _read_line(fd, one_byte=False):
         buf += chunk
         if buf.endswith(b"\n"):
             return bytes(buf[:-1])
+
+
+_CASE_PREFIXES = []  # b"C <i> " for every i up to the most cases a job has had
+
+
+def _case_prefixes(n):
+    """The heads of case lines 0..n-1, made once in the supervisor's life."""
+    if len(_CASE_PREFIXES) < n:
+        _CASE_PREFIXES.extend(b"C %d " % i for i in range(len(_CASE_PREFIXES), n))
+    return _CASE_PREFIXES
 
 
 class _ZygoteLink:
@@ -1823,6 +1845,7 @@ def main():
     if line is None:
         return
     INIT = _loads(line)
+    del line
     _become_subreaper()
     # A run that was killed may have left processes and files of this uid
     # behind (rlimits): they must not meet the first submission.
