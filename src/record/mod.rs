@@ -6,12 +6,12 @@
 //! rlimits only. Submissions are pulled from a shared queue and results placed
 //! by index, so the output does not depend on `jobs`.
 
+mod admitted;
 pub mod caps;
 pub mod case_store;
 mod cgroup;
 mod discover;
 pub mod format;
-mod judged;
 pub mod sandbox;
 mod store;
 mod worker;

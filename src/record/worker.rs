@@ -2,10 +2,10 @@
 //! records one submission per request, talking JSON lines over its
 //! stdin/stdout.
 
+use super::admitted;
 use super::caps;
 use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
-use super::judged;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::RecordError;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -550,10 +550,10 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
     let mut outcomes = Vec::with_capacity(case_count);
-    // Whether each outcome's value decodes, when a text judged before says.
+    // Whether each outcome's value decodes, when a text admitted before says.
     let mut valid = Vec::with_capacity(case_count);
     for text in &texts {
-        let (outcome, known) = match judged::recall(text) {
+        let (outcome, known) = match admitted::recall(text) {
             Some(j) => (j.capped, Some(j.valid)),
             None => (
                 parse_outcome(text)
@@ -574,7 +574,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
         let valid = known.unwrap_or_else(|| {
             let valid = caps::check_outcome(outcome).is_ok();
             let capped = outcome.clone();
-            judged::remember(text, &judged::Judged { capped, valid });
+            admitted::remember(text, &admitted::Admitted { capped, valid });
             valid
         });
         if !valid {
@@ -823,8 +823,8 @@ mod tests {
     }
 }
 #[cfg(test)]
-mod judged_tests {
-    //! A text judged before is judged the same again: the memo changes cost,
+mod admitted_tests {
+    //! A text admitted before is admitted the same again: the memo changes cost,
     //! never an outcome.
     use super::*;
 
@@ -870,7 +870,7 @@ mod judged_tests {
     }
 
     #[test]
-    fn a_text_judged_before_is_judged_the_same() {
+    fn a_text_admitted_before_is_admitted_the_same() {
         let texts = texts();
         let line = reply(&texts);
         let n = texts.len();
@@ -881,16 +881,16 @@ mod judged_tests {
                 let warm = outcomes(&line, n);
                 let kept: Vec<Option<(CaseOutcome, bool)>> = texts
                     .iter()
-                    .map(|t| judged::recall(t).map(|j| (j.capped, j.valid)))
+                    .map(|t| admitted::recall(t).map(|j| (j.capped, j.valid)))
                     .collect();
                 (cold, warm, kept)
             })
             .join()
-            .unwrap_or_else(|_| panic!("the judging thread panicked"))
+            .unwrap_or_else(|_| panic!("the admitting thread panicked"))
         });
         assert_eq!(cold, warm);
         let crashed = |i: usize| matches!(cold[i], CaseOutcome::Crashed { .. });
-        // Judged as the grader always has: bad values and texts are crashes,
+        // Admitted as the grader always has: bad values and texts are crashes,
         // a duplicate key's dropped value is never decoded, messages are cut.
         assert!(!crashed(0) && !crashed(1) && !crashed(3) && !crashed(5));
         assert!(crashed(2) && crashed(4) && crashed(6) && crashed(7) && crashed(9));

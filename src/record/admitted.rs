@@ -1,13 +1,14 @@
-//! Outcome texts already judged, so a text the harness sends again is not
+//! Outcome texts already admitted, so a text the harness sends again is not
 //! parsed, capped and decoded again.
 //!
-//! Judging an outcome text (parse, cap, decode the returned value) is a pure
-//! function of the text, and most texts repeat across a class: every
+//! Admitting an outcome text (parse, cap, decode the returned value) is a
+//! pure function of the text, and most texts repeat across a class: every
 //! correct answer to a case is the same text, and so is every built-in
-//! error a case provokes. Judging was about half of the grader's own CPU
-//! per recorded submission. Each worker thread keeps its own memo (no
+//! error a case provokes. It was about half of the grader's own CPU per
+//! recorded submission. Each worker thread keeps its own memo (no
 //! locking), bounded in bytes, so memory stays flat however many
-//! submissions run.
+//! submissions run. (Grading has its own memo, in `grade::run`, of what an
+//! admitted text gets on each case.)
 
 use super::format::CaseOutcome;
 use std::cell::RefCell;
@@ -18,9 +19,9 @@ const MAX_TEXT_BYTES: usize = 2048;
 /// Bytes of text one thread keeps before it starts afresh.
 const MAX_MEMO_BYTES: usize = 8 << 20;
 
-/// How one outcome text was judged.
+/// How one outcome text was admitted.
 #[derive(Clone)]
-pub struct Judged {
+pub struct Admitted {
     /// The outcome parsed and capped (what its size is counted on).
     pub capped: CaseOutcome,
     /// Whether its returned value decodes (otherwise it is graded as a crash).
@@ -29,7 +30,7 @@ pub struct Judged {
 
 #[derive(Default)]
 struct Memo {
-    judged: HashMap<Box<str>, Judged>,
+    admitted: HashMap<Box<str>, Admitted>,
     bytes: usize,
 }
 
@@ -37,16 +38,16 @@ thread_local! {
     static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
 }
 
-/// How `text` was judged before on this thread, if it was.
-pub fn recall(text: &str) -> Option<Judged> {
+/// How `text` was admitted before on this thread, if it was.
+pub fn recall(text: &str) -> Option<Admitted> {
     if text.len() > MAX_TEXT_BYTES {
         return None;
     }
-    MEMO.with(|m| m.borrow().judged.get(text).cloned())
+    MEMO.with(|m| m.borrow().admitted.get(text).cloned())
 }
 
-/// Keeps how `text` was judged, for the submissions after.
-pub fn remember(text: &str, judged: &Judged) {
+/// Keeps how `text` was admitted, for the submissions after.
+pub fn remember(text: &str, admitted: &Admitted) {
     if text.len() > MAX_TEXT_BYTES {
         return;
     }
@@ -55,10 +56,10 @@ pub fn remember(text: &str, judged: &Judged) {
         // The capped outcome is at most about the text's size again.
         let cost = 2 * text.len() + 128;
         if m.bytes + cost > MAX_MEMO_BYTES {
-            m.judged.clear();
+            m.admitted.clear();
             m.bytes = 0;
         }
-        if m.judged.insert(text.into(), judged.clone()).is_none() {
+        if m.admitted.insert(text.into(), admitted.clone()).is_none() {
             m.bytes += cost;
         }
     });
