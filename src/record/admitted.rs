@@ -5,19 +5,22 @@
 //! pure function of the text, and most texts repeat across a class: every
 //! correct answer to a case is the same text, and so is every built-in
 //! error a case provokes. It was about half of the grader's own CPU per
-//! recorded submission. Each worker thread keeps its own memo (no
-//! locking), bounded in bytes, so memory stays flat however many
-//! submissions run. (Grading has its own memo, in `grade::run`, of what an
-//! admitted text gets on each case.)
+//! recorded submission. One memo serves every worker thread, in shards so
+//! that they seldom wait for each other, bounded in bytes whatever the
+//! number of workers or submissions. (Grading has its own memo, in
+//! `grade::run`, of what an admitted text gets on each case.)
 
 use super::format::CaseOutcome;
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{LazyLock, RwLock};
 
 /// Longest text kept: long ones rarely repeat, and would crowd the rest out.
 const MAX_TEXT_BYTES: usize = 2048;
-/// Bytes of text one thread keeps before it starts afresh.
-const MAX_MEMO_BYTES: usize = 8 << 20;
+/// Shards of the memo, each behind its own lock.
+const SHARDS: usize = 16;
+/// Bytes one shard keeps before it starts afresh (32 MiB in all).
+const MAX_SHARD_BYTES: usize = 2 << 20;
 
 /// How one outcome text was admitted.
 #[derive(Clone)]
@@ -29,21 +32,32 @@ pub struct Admitted {
 }
 
 #[derive(Default)]
-struct Memo {
+struct Shard {
     admitted: HashMap<Box<str>, Admitted>,
     bytes: usize,
 }
 
-thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+struct Memo {
+    hasher: RandomState,
+    shards: Vec<RwLock<Shard>>,
 }
 
-/// How `text` was admitted before on this thread, if it was.
+static MEMO: LazyLock<Memo> = LazyLock::new(|| Memo {
+    hasher: RandomState::new(),
+    shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
+});
+
+fn shard(text: &str) -> &'static RwLock<Shard> {
+    let memo = &*MEMO;
+    &memo.shards[memo.hasher.hash_one(text) as usize % SHARDS]
+}
+
+/// How `text` was admitted before, if it was (and is still kept).
 pub fn recall(text: &str) -> Option<Admitted> {
     if text.len() > MAX_TEXT_BYTES {
         return None;
     }
-    MEMO.with(|m| m.borrow().admitted.get(text).cloned())
+    shard(text).read().ok()?.admitted.get(text).cloned()
 }
 
 /// Keeps how `text` was admitted, for the submissions after.
@@ -51,16 +65,20 @@ pub fn remember(text: &str, admitted: &Admitted) {
     if text.len() > MAX_TEXT_BYTES {
         return;
     }
-    MEMO.with(|m| {
-        let mut m = m.borrow_mut();
-        // The capped outcome is at most about the text's size again.
-        let cost = 2 * text.len() + 128;
-        if m.bytes + cost > MAX_MEMO_BYTES {
-            m.admitted.clear();
-            m.bytes = 0;
-        }
-        if m.admitted.insert(text.into(), admitted.clone()).is_none() {
-            m.bytes += cost;
-        }
-    });
+    let Ok(mut shard) = shard(text).write() else {
+        return;
+    };
+    // The capped outcome is at most about the text's size again.
+    let cost = 2 * text.len() + 128;
+    if shard.bytes + cost > MAX_SHARD_BYTES {
+        shard.admitted.clear();
+        shard.bytes = 0;
+    }
+    if shard
+        .admitted
+        .insert(text.into(), admitted.clone())
+        .is_none()
+    {
+        shard.bytes += cost;
+    }
 }
