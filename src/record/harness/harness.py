@@ -443,9 +443,8 @@ def _run_case(mod_dict, case):
     except BaseException:  # something marshal refuses was put in them
         changed = True
     return (
-        '{"kind":"returned","value":' + value
-        + (',"shares_with_args":true' if shares else ',"shares_with_args":false')
-        + (',"args_changed":true}' if changed else ',"args_changed":false}')
+        '{"kind":"returned","value":%s,"shares_with_args":%s,"args_changed":%s}'
+        % (value, "true" if shares else "false", "true" if changed else "false")
     )
 
 
@@ -674,7 +673,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
                 restart = True
             elif text == '{"kind":"output-too-large"}':
                 restart = True
-            _report("C %d %s" % (i, text))
+            _write_all(RESULT_FD, ("C %d %s\n" % (i, text)).encode("utf-8"))
             if restart:
                 # The heap may be huge: a fresh process is faster than freeing it.
                 _report("R")
