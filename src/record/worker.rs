@@ -742,6 +742,11 @@ mod tests {
     }
 
     #[test]
+    fn a_child_reads_its_job_exactly_and_refuses_a_broken_one() {
+        python_check(include_str!("harness/job_check.py"), HARNESS_PY);
+    }
+
+    #[test]
     fn a_subset_runs_exactly_its_cases_visible_first() {
         use serde_json::json;
         // Corpus order interleaves visible (v*) and hidden (h*) cases.

@@ -46,6 +46,9 @@ The init line holds only the visible cases' inputs; the hidden ones follow
 them in the outcome order. No process of a submission holds a hidden input
 before all its visible cases are answered, so no visible result can carry
 one.
+Supervisor -> child, on a pipe of its own, before the child enters its
+sandbox: b"<source bytes> <compiled bytes, or -1>\n", the source, then the
+compiled code (from the job's hex, raw).
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
@@ -163,6 +166,9 @@ READ_EVERY = 0.002
 PIPE_BYTES = 1 << 20
 # Largest compiled main.py (.pyc) reported for the store (a source is at most 1 MiB).
 PYC_LIMIT = 4 * 1024 * 1024
+# Largest source or compiled code a job carries (Rust sends a source of at
+# most 1 MiB; a compiled main.py is at most PYC_LIMIT).
+JOB_LIMIT = 2 * PYC_LIMIT
 REPLY_LIMIT = 128 * 1024 * 1024
 RESULT_FD = 3
 HIDDEN_FD = 4
@@ -465,11 +471,11 @@ def _report(line):
     _write_all(RESULT_FD, line.encode("utf-8") + b"\n")
 
 
-def _bytecode(job, path, source):
+def _bytecode(pyc, path, source):
     """Puts main.py's compiled code where import looks for it first (an
     unchecked hash-based .pyc in __pycache__), so import does not compile
-    it: the code a previous session of the same source compiled (the job's
-    "pyc_hex", from the grader's store), else compiled here. Compiling runs
+    it: `pyc`, the code a previous session of the same source compiled (the
+    job's "pyc_hex", from the grader's store), else compiled here. Compiling runs
     no student code, and import reads the .pyc exactly as one it wrote
     itself. On any failure (a syntax error, no room) import compiles
     main.py and reports what it finds, as without this.
@@ -477,8 +483,7 @@ def _bytecode(job, path, source):
     Without "pyc_hex" the child always says "K <hex>" (or "K" when it could
     not compile) before import: the supervisor takes that one line only,
     so what student code writes later cannot stand in for it."""
-    pyc = job.get("pyc_hex")
-    data = None
+    data = pyc
     if pyc is None:
         try:
             code = compile(source, path, "exec", dont_inherit=True)
@@ -490,11 +495,6 @@ def _bytecode(job, path, source):
         except BaseException:
             data = None
         _report("K " + data.hex() if data is not None and len(data) <= PYC_LIMIT else "K")
-    else:
-        try:
-            data = bytes.fromhex(pyc)
-        except ValueError:
-            return
     if data is None:
         return
     try:
@@ -571,20 +571,40 @@ def _enter_sandbox(jobdir, name):
 
 
 def _read_job(fd):
-    """The job the supervisor writes a child (until it closes the pipe)."""
+    """The job the supervisor writes a child, until it closes the pipe:
+    b"<source bytes> <compiled bytes, or -1>\n", the source, then the
+    compiled code. Returns (source, compiled code or None)."""
     try:
-        job = bytearray()
-        while True:
-            chunk = _read(fd, 1 << 20)
+        head = bytearray()
+        while b"\n" not in head and len(head) < 64:
+            chunk = _read(fd, 64)
             if not chunk:
                 break
-            job += chunk
+            head += chunk
+        first, _, rest = bytes(head).partition(b"\n")
+        sizes = first.split(b" ")
+        if len(sizes) != 2 or not all(x.lstrip(b"-").isdigit() for x in sizes):
+            raise ValueError("the supervisor wrote no job")
+        n_source, n_pyc = int(sizes[0]), int(sizes[1])
+        total = n_source + max(n_pyc, 0)
+        if not (0 <= n_source <= JOB_LIMIT and -1 <= n_pyc <= JOB_LIMIT) or len(rest) > total:
+            raise ValueError("the supervisor wrote no job")
+        # Read straight into one buffer of the job's size (no copy per read).
+        job = bytearray(total)
+        job[: len(rest)] = rest
+        view = memoryview(job)
+        got = len(rest)
+        while got < total:
+            n = os.readv(fd, [view[got:]])
+            if n == 0:
+                raise ValueError("the supervisor's job ended early")
+            got += n
+        if _read(fd, 1):
+            raise ValueError("the supervisor wrote more than its job")
     finally:
         os.close(fd)
-    job = _loads(bytes(job))
-    if type(job) is not dict or type(job.get("source_hex")) is not str:
-        raise ValueError("the supervisor wrote no job")
-    return job
+    source = bytes(view[:n_source])
+    return source, (bytes(view[n_source:]) if n_pyc >= 0 else None)
 
 
 def _child(request, res_w, out_w, hid_r, job_r):
@@ -597,9 +617,10 @@ def _child(request, res_w, out_w, hid_r, job_r):
         chosen = request["visible"]
         cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
         try:
-            job, unread = _read_job(job_r), None
+            (source, pyc), unread = _read_job(job_r), None
         except BaseException as e:  # reported below, once the channel is set up
-            job, unread = None, e
+            source = pyc = None
+            unread = e
         os.setsid()
         _own_ipc_namespace()
         _name(b"ag-child")
@@ -620,7 +641,6 @@ def _child(request, res_w, out_w, hid_r, job_r):
                 raise unread
             here = _enter_sandbox(jobdir, str(attempt))
             path = os.path.join(here, "main.py")
-            source = bytes.fromhex(job["source_hex"])
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             _write_all(fd, source)
             os.close(fd)
@@ -634,7 +654,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
         sys.dont_write_bytecode = True
         sys.argv = [path]
         sys.modules.pop("main", None)
-        _bytecode(job, path, source)
+        _bytecode(pyc, path, source)
         del source
         try:
             module = importlib.import_module("main")
@@ -1114,6 +1134,7 @@ class _Run:
         self.jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0]))
         self.failure = None  # the grader's own failure: no outcome is valid
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
+        self.job_raw = None  # (source, compiled code, the hex it came from): see job_bytes
         self.findings = []  # runtime integrity findings (see seen)
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
@@ -1189,7 +1210,8 @@ class _Run:
         except OSError:
             pass
         try:
-            _write_all(job_w, dumps({"source_hex": self.job["source_hex"], "pyc_hex": self.job.get("pyc_hex")}).encode("ascii"))
+            source, pyc = self.job_bytes()
+            _write_all(job_w, b"%d %d\n" % (len(source), -1 if pyc is None else len(pyc)) + source + (pyc or b""))
         except OSError:  # the child is gone: it will be judged as such
             pass
         finally:
@@ -1300,6 +1322,16 @@ class _Run:
         if st["pending"] < self.n:
             self.outcomes[st["pending"]] = dumps(failure).encode()
         return st["pending"] + 1
+
+    def job_bytes(self):
+        """The job's source and compiled code (None until some session has
+        compiled it) as bytes, converted from hex once."""
+        pyc_hex = self.job.get("pyc_hex")
+        if self.job_raw is None or self.job_raw[2] is not pyc_hex:
+            source = self.job_raw[0] if self.job_raw is not None else bytes.fromhex(self.job["source_hex"])
+            pyc = bytes.fromhex(pyc_hex) if pyc_hex is not None else None
+            self.job_raw = (source, pyc, pyc_hex)
+        return self.job_raw[:2]
 
     def disk_used(self):
         """What the submission has written so far (bytes)."""
@@ -1744,10 +1776,28 @@ def _own_ipc_namespace():
     """A fresh IPC namespace for each child where allowed (root without
     bwrap): its System V objects and POSIX message queues die with its
     processes. Under bwrap the reaper removes them instead."""
+    unshare = _UNSHARE[0]
+    if unshare is None:
+        return
     try:
-        _libc().unshare(0x08000000)  # CLONE_NEWIPC
+        unshare(0x08000000)  # CLONE_NEWIPC
     except BaseException:
         pass
+
+
+def _prepare_unshare():
+    """libc's unshare, looked up once in the zygote, not in every child;
+    none under bwrap, where it always fails (bwrap keeps no capability but
+    CAP_SETUID, CAP_SETGID and CAP_KILL)."""
+    if INIT["tier"] == "bwrap":
+        return
+    try:
+        _UNSHARE[0] = _libc().unshare
+    except BaseException:
+        pass
+
+
+_UNSHARE = [None]
 
 
 def _become_subreaper():
@@ -1846,6 +1896,7 @@ def main():
     INIT = _loads(line)
     del line
     _become_subreaper()
+    _prepare_unshare()
     # A run that was killed may have left processes and files of this uid
     # behind (rlimits): they must not meet the first submission.
     _reap(None, None, leftovers=True)
