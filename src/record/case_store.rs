@@ -266,11 +266,11 @@ pub fn load(
     if !store.answers(source_sha256, made) {
         return Err(None);
     }
-    let outcomes = store.outcomes_for(keys, source);
-    if outcomes.spans.iter().any(Option::is_none) {
-        return Err(Some(store.missing(keys)));
+    let missing = store.missing(keys);
+    if !missing.is_empty() {
+        return Err(Some(missing));
     }
-    Ok(outcomes)
+    Ok(store.outcomes_for(keys, source))
 }
 
 fn read_bytes(path: &Path) -> Option<Vec<u8>> {
