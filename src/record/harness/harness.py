@@ -1422,7 +1422,8 @@ class _Run:
         last = buf.rfind(b"\n")
         if last < 0 or not buf.startswith(prefixes[pending]):
             return False
-        data = bytes(buf[: last + 1])  # the complete lines
+        with memoryview(buf) as view:
+            data = bytes(view[: last + 1])  # the complete lines, copied once
         # Whether every one is printable ASCII, in one pass (then no line
         # needs a check of its own).
         printable = not data.translate(None, _PRINTABLE_NL)
