@@ -554,7 +554,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     let mut valid = Vec::with_capacity(case_count);
     for text in &texts {
         let (outcome, known) = match admitted::recall(text) {
-            Some(j) => (j.capped, Some(j.valid)),
+            Some(a) => (a.capped, Some(a.valid)),
             None => (
                 parse_outcome(text)
                     .and_then(|o| caps::cap_outcome(o).ok())
@@ -700,10 +700,6 @@ mod tests {
             .collect()
     }
 
-    /// `plain_json` writes exactly what the general encoder writes wherever
-    /// it answers, and `object_hook` builds exactly what `decode` builds, on
-    /// seeded hostile values (every kind, subclasses, surrogates, cycles,
-    /// the depth and size caps).
     /// Runs a harness self-check script (`check`) with `source` on its
     /// stdin, under the grader's interpreter; it prints "ok ..." when it holds.
     fn python_check(check: &str, source: &str) {
@@ -731,6 +727,10 @@ mod tests {
         );
     }
 
+    /// `plain_json` writes exactly what the general encoder writes wherever
+    /// it answers, and `object_hook` builds exactly what `decode` builds, on
+    /// seeded hostile values (every kind, subclasses, surrogates, cycles,
+    /// the depth and size caps).
     #[test]
     fn the_tagged_fast_paths_agree_with_the_general_ones() {
         python_check(include_str!("harness/tagged_check.py"), TAGGED_PY);
@@ -827,6 +827,7 @@ mod tests {
         assert_eq!(w.hidden_requests(), 3);
     }
 }
+
 #[cfg(test)]
 mod admitted_tests {
     //! A text admitted before is admitted the same again: the memo changes cost,

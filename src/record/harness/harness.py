@@ -693,7 +693,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
                 restart = True
             elif text == '{"kind":"output-too-large"}':
                 restart = True
-            _write_all(RESULT_FD, ("C %d %s\n" % (i, text)).encode("utf-8"))
+            _report("C %d %s" % (i, text))
             if restart:
                 # The heap may be huge: a fresh process is faster than freeing it.
                 _report("R")
@@ -1106,6 +1106,7 @@ class _Run:
 
     def __init__(self, job):
         self.job = job
+        self.source = bytes.fromhex(job["source_hex"])
         # The cases this submission runs: every case, or the job's subset
         # (positions among the visible inputs, and how many of the hidden
         # inputs Rust will send: only the chosen ones).
@@ -1134,7 +1135,6 @@ class _Run:
         self.jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0]))
         self.failure = None  # the grader's own failure: no outcome is valid
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
-        self.job_raw = None  # (source, compiled code, the hex it came from): see job_bytes
         self.findings = []  # runtime integrity findings (see seen)
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
@@ -1325,13 +1325,9 @@ class _Run:
 
     def job_bytes(self):
         """The job's source and compiled code (None until some session has
-        compiled it) as bytes, converted from hex once."""
-        pyc_hex = self.job.get("pyc_hex")
-        if self.job_raw is None or self.job_raw[2] is not pyc_hex:
-            source = self.job_raw[0] if self.job_raw is not None else bytes.fromhex(self.job["source_hex"])
-            pyc = bytes.fromhex(pyc_hex) if pyc_hex is not None else None
-            self.job_raw = (source, pyc, pyc_hex)
-        return self.job_raw[:2]
+        compiled it), as a child is given them: bytes."""
+        pyc = self.job.get("pyc_hex")
+        return self.source, (bytes.fromhex(pyc) if pyc is not None else None)
 
     def disk_used(self):
         """What the submission has written so far (bytes)."""
