@@ -6,8 +6,10 @@ mod record_support;
 
 use autograder::record::format::CaseOutcome;
 use autograder::record::IsolationChoice;
+use autograder::value::PyValue;
 use record_support::*;
 use serde_json::json;
+use std::path::Path;
 use std::sync::Mutex;
 
 /// The two modes run one after the other: the double-fork check looks for
@@ -41,10 +43,14 @@ fn check_hostile(isolation: IsolationChoice) {
     let subs = hostile_submissions();
     assert_eq!(subs.len(), 25, "every fixture is discovered");
     let work = tempfile::tempdir().unwrap();
+    // Where the submissions share the grader's uid (no root) outside bwrap,
+    // concurrent workers share one process count, and the fork bomb would
+    // leave fill-disk no room to fork: documented; one worker here.
+    let jobs = if root || bwrap { 2 } else { 1 };
     let results = record(
         &corpus,
         &subs,
-        &options(work.path(), 2, TIMEOUT_SECS),
+        &options(work.path(), jobs, TIMEOUT_SECS),
         isolation,
     );
     assert_eq!(results.len(), subs.len());
@@ -284,5 +290,48 @@ fn hostile_fixtures_under_bwrap() {
 fn hostile_fixtures_under_landlock() {
     if tier_or_skip(IsolationChoice::Landlock, "hostile_fixtures") {
         check_hostile(IsolationChoice::Landlock);
+    }
+}
+
+/// How many threads the grader runs (one per core, two per worker) never
+/// decides whether a student's fork succeeds. Without root the submission
+/// shares the grader's uid, whose every task RLIMIT_NPROC counts: 64 more
+/// threads of this process must leave the submission its own room.
+#[test]
+fn a_submission_may_fork_however_many_threads_the_grader_runs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forker");
+    let subs = autograder::record::discover(&dir).expect("the forker fixture is readable");
+    let corpus = corpus(vec![case(
+        "parse_contract_json",
+        "fork",
+        vec![PyValue::str("boom")],
+    )]);
+    for tier in TIERS {
+        if !tier_or_skip(
+            tier,
+            "a_submission_may_fork_however_many_threads_the_grader_runs",
+        ) {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        let parked = std::sync::Barrier::new(65);
+        let results = std::thread::scope(|s| {
+            for _ in 0..64 {
+                s.spawn(|| parked.wait());
+            }
+            let results = record(&corpus, &subs, &options(work.path(), 2, TIMEOUT_SECS), tier);
+            parked.wait();
+            results
+        });
+        assert_eq!(
+            outcome(recording(&results, "forker"), "parse_contract_json/fork"),
+            &CaseOutcome::Returned {
+                value: json!({"forked": 6}).into(),
+                shares_with_args: false,
+                args_changed: false
+            },
+            "under {tier:?}"
+        );
     }
 }

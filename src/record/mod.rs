@@ -609,6 +609,7 @@ fn run_jobs(
                 file_bytes: 16 << 20,
                 open_files: 64,
                 processes: 32,
+                workers: worker_count(opts, jobs.len()),
             },
             inputs: case_inputs(corpus),
         },

@@ -30,7 +30,13 @@ pub struct Limits {
     pub memory_bytes: u64,
     pub file_bytes: u64,
     pub open_files: u64,
+    /// Processes a submission may run (RLIMIT_NPROC). Where its processes
+    /// share a uid with the grader and the other workers (no uid of its
+    /// own, no bwrap namespace), the harness counts that uid's tasks too.
     pub processes: u64,
+    /// Workers recording at once: without a uid or namespace of their own,
+    /// their submissions share one process count.
+    pub workers: usize,
 }
 
 /// What a worker needs to start: the isolation, the limits and the cases'
@@ -281,6 +287,7 @@ impl Worker {
                 "nproc": limits.processes,
                 "core": 0,
             },
+            "workers": limits.workers,
             "tagged": TAGGED_PY,
             "tier": setup.isolation.name(),
             "read_roots": setup.python.roots,
@@ -773,6 +780,7 @@ mod tests {
                 file_bytes: 16 << 20,
                 open_files: 64,
                 processes: 32,
+                workers: 1,
             },
             inputs,
         };

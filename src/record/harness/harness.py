@@ -892,6 +892,52 @@ def _uid_processes(uid):
     return found
 
 
+def _uid_tasks(uid):
+    """Tasks (threads included) whose real uid is `uid`, as /proc shows
+    them: what RLIMIT_NPROC counts when a process of that uid forks."""
+    total = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return total
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            status = _read_proc("/proc/" + name + "/status")
+            if int(status.split(b"\nUid:", 1)[1].split()[0]) == uid:
+                total += int(status.split(b"\nThreads:", 1)[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+# Tasks the grader's uid may gain after a worker counted it (its other
+# workers starting, their reader threads), besides the submissions'.
+NPROC_MARGIN = 16
+
+
+def _share_nproc():
+    """RLIMIT_NPROC counts every task of the forking process's uid (in its
+    user namespace). With a uid of its own (root) or bwrap's namespace per
+    worker, that is the submission's processes and the worker's own few, and
+    `nproc` stands. Otherwise (landlock or rlimits without root) it is also
+    every thread of the grader and of whatever else that user runs, and the
+    other workers' submissions: the limit becomes that count now, plus
+    `nproc` for each worker, so that how many threads the grader runs (one
+    per core) never decides whether a student's fork succeeds. The workers'
+    submissions still share that room: documented."""
+    limits = INIT["limits"]
+    nproc = limits.get("nproc")
+    if nproc is None or INIT.get("uid") is not None:
+        return
+    if INIT["tier"] == "bwrap":
+        limits["nproc"] = _uid_tasks(os.getuid()) + nproc
+        return
+    workers = max(int(INIT.get("workers", 1)), 1)
+    limits["nproc"] = _uid_tasks(os.getuid()) + NPROC_MARGIN + nproc * workers
+
+
 def _kill_until_none(find, reap, limit_seconds):
     """SIGKILLs every pid `find()` lists, round after round, until it lists
     none (True) or the time is up (False). A process forking as fast as it
@@ -1894,6 +1940,7 @@ def main():
     del line
     _become_subreaper()
     _prepare_unshare()
+    _share_nproc()
     # A run that was killed may have left processes and files of this uid
     # behind (rlimits): they must not meet the first submission.
     _reap(None, None, leftovers=True)
