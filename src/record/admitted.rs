@@ -1,19 +1,18 @@
 //! Outcome texts already admitted, so a text the harness sends again is not
 //! parsed, capped and decoded again.
 //!
-//! Admitting an outcome text (parse, cap, decode the returned value) is a
-//! pure function of the text, and most texts repeat across a class: every
-//! correct answer to a case is the same text, and so is every built-in
+//! Admitting an outcome text (parse, cap, decode the returned value, write
+//! the outcome as the store keeps it) is a pure function of the text, and
+//! most texts repeat across a class: every correct answer to a case is the same text, and so is every built-in
 //! error a case provokes. It was about half of the grader's own CPU per
 //! recorded submission. One memo serves every worker thread, in shards so
 //! that they seldom wait for each other, bounded in bytes whatever the
 //! number of workers or submissions. (Grading has its own memo, in
 //! `grade::run`, of what an admitted text gets on each case.)
 
-use super::format::CaseOutcome;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{LazyLock, RwLock};
+use std::sync::{Arc, LazyLock, RwLock};
 
 /// Longest text kept: long ones rarely repeat, and would crowd the rest out.
 const MAX_TEXT_BYTES: usize = 2048;
@@ -25,10 +24,12 @@ const MAX_SHARD_BYTES: usize = 2 << 20;
 /// How one outcome text was admitted.
 #[derive(Clone)]
 pub struct Admitted {
-    /// The outcome parsed and capped (what its size is counted on).
-    pub capped: CaseOutcome,
-    /// Whether its returned value decodes (otherwise it is graded as a crash).
-    pub valid: bool,
+    /// The outcome as the store keeps it: capped, or a crash when it is not
+    /// a valid outcome (a returned value that does not decode...).
+    pub text: Arc<str>,
+    /// What the submission's total counts for it ([`super::caps::outcome_bytes`]
+    /// of the capped outcome, before its value was decoded).
+    pub bytes: usize,
 }
 
 #[derive(Default)]
@@ -68,8 +69,7 @@ pub fn remember(text: &str, admitted: &Admitted) {
     let Ok(mut shard) = shard(text).write() else {
         return;
     };
-    // The capped outcome is at most about the text's size again.
-    let cost = 2 * text.len() + 128;
+    let cost = text.len() + admitted.text.len() + 128;
     if shard.bytes + cost > MAX_SHARD_BYTES {
         shard.admitted.clear();
         shard.bytes = 0;

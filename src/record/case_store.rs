@@ -164,13 +164,14 @@ impl StoreFile {
         }
     }
 
-    /// Adds what one session recorded (`(corpus index, outcome)`), keeping
+    /// Adds what one session recorded (`(corpus index, outcome text)`, the
+    /// text as [`outcome_text`] writes it), keeping
     /// only the cases of the current corpus (`keys`): a store follows its
     /// corpus and does not grow with every edit.
     pub fn add(
         &mut self,
         keys: &[CaseKey],
-        outcomes: impl IntoIterator<Item = (usize, CaseOutcome)>,
+        outcomes: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
         output: String,
         integrity: &[Finding],
         source: &[u8],
@@ -183,7 +184,7 @@ impl StoreFile {
             std::mem::take(&mut self.outcomes).into_iter().collect();
         for (i, outcome) in outcomes {
             if let Some(key) = keys.get(i) {
-                kept.insert(*key, outcome_text(&outcome));
+                kept.insert(*key, outcome.as_ref().to_string());
             }
         }
         let current: std::collections::HashSet<&CaseKey> = keys.iter().collect();
@@ -409,7 +410,7 @@ mod tests {
     fn a_later_session_keeps_the_static_findings_of_the_current_scanner_and_rescans_older_ones() {
         let source = b"import sys\nf = sys._getframe\n";
         let keys = [[1; 16], [2; 16]];
-        let outcome = || CaseOutcome::Missing;
+        let outcome = || outcome_text(&CaseOutcome::Missing);
         let mut store = StoreFile::new("ab", made());
         store.add(&keys, [(0, outcome())], String::new(), &[], source, None);
         let scanned: Vec<Finding> = store.integrity.clone();

@@ -4,6 +4,7 @@
 
 use super::admitted;
 use super::caps;
+use super::case_store::outcome_text;
 use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
@@ -56,8 +57,9 @@ pub struct Setup {
 
 /// What the harness answered for one submission.
 pub struct Reply {
-    /// (corpus index, outcome), in the order the cases ran.
-    pub outcomes: Vec<(usize, CaseOutcome)>,
+    /// (corpus index, outcome as the store keeps it: compact JSON of a
+    /// [`CaseOutcome`]), in the order the cases ran.
+    pub outcomes: Vec<(usize, Arc<str>)>,
     pub output: String,
     /// What the supervisor saw that only a submission reaching into the
     /// harness does (runtime integrity findings), capped.
@@ -556,38 +558,44 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     }
     let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
-    let mut outcomes = Vec::with_capacity(case_count);
-    // Whether each outcome's value decodes, when a text admitted before says.
-    let mut valid = Vec::with_capacity(case_count);
+    let mut admissions = Vec::with_capacity(case_count);
     for text in &texts {
-        let (outcome, known) = match admitted::recall(text) {
-            Some(a) => (a.capped, Some(a.valid)),
-            None => (
-                parse_outcome(text)
+        let (admission, bytes) = match admitted::recall(text) {
+            Some(a) => (Admission::Known(a.text), a.bytes),
+            None => {
+                let capped = parse_outcome(text)
                     .and_then(|o| caps::cap_outcome(o).ok())
-                    .unwrap_or(CRASHED),
-                None,
-            ),
+                    .unwrap_or(CRASHED);
+                let bytes = caps::outcome_bytes(&capped);
+                (Admission::Capped(capped), bytes)
+            }
         };
-        total += caps::outcome_bytes(&outcome);
+        total += bytes;
         if let Some(why) = caps::over_total(total) {
             return Err(RecordError::TooLarge(why));
         }
-        outcomes.push(outcome);
-        valid.push(known);
+        admissions.push((admission, bytes));
     }
     // Values are decoded only once the submission is known to fit.
-    for ((outcome, known), text) in outcomes.iter_mut().zip(valid).zip(&texts) {
-        let valid = known.unwrap_or_else(|| {
-            let valid = caps::check_outcome(outcome).is_ok();
-            let capped = outcome.clone();
-            admitted::remember(text, &admitted::Admitted { capped, valid });
-            valid
-        });
-        if !valid {
-            *outcome = CRASHED;
-        }
-    }
+    let outcomes = admissions
+        .into_iter()
+        .zip(&texts)
+        .map(|((admission, bytes), text)| match admission {
+            Admission::Known(kept) => kept,
+            Admission::Capped(capped) => {
+                let kept = match caps::check_outcome(&capped) {
+                    Ok(()) => outcome_text(&capped),
+                    Err(_) => outcome_text(&CRASHED),
+                };
+                let a = admitted::Admitted {
+                    text: kept.into(),
+                    bytes,
+                };
+                admitted::remember(text, &a);
+                a.text
+            }
+        })
+        .collect();
     let integrity = head
         .integrity
         .into_iter()
@@ -621,10 +629,20 @@ fn is_pyc_hex(pyc: &str) -> bool {
 
 /// A reply's outcomes in the harness's order, before they are matched to cases.
 struct Parsed {
-    outcomes: Vec<CaseOutcome>,
+    /// Each outcome as the store keeps it.
+    outcomes: Vec<Arc<str>>,
     output: String,
     integrity: Vec<crate::integrity::Finding>,
     pyc: Option<String>,
+}
+
+/// One outcome text on its way through [`parse_reply`].
+enum Admission {
+    /// Admitted before (see [`admitted`]): the outcome as the store keeps it.
+    Known(Arc<str>),
+    /// Parsed and capped now; its value is decoded once the whole
+    /// submission is known to fit.
+    Capped(CaseOutcome),
 }
 
 /// What an outcome the harness cannot vouch for is graded as.
@@ -697,6 +715,7 @@ mod tests {
             .outcomes
             .iter()
             .map(|(i, o)| {
+                let o: CaseOutcome = serde_json::from_str(o).unwrap();
                 let got = match o {
                     CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
                     CaseOutcome::Crashed { .. } => serde_json::json!("crashed"),
@@ -881,7 +900,32 @@ mod admitted_tests {
 
     fn outcomes(line: &str, n: usize) -> Vec<CaseOutcome> {
         match parse_reply(line, n) {
-            Ok(p) => p.outcomes,
+            Ok(p) => p
+                .outcomes
+                .iter()
+                .map(|t| serde_json::from_str(t).unwrap())
+                .collect(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A submission over the total is refused even when every one of its
+    /// texts was admitted before: a kept text counts its full size.
+    #[test]
+    fn a_text_admitted_before_counts_its_full_size() {
+        let text = returned(&format!("\"{}\"", "counted".repeat(260)));
+        outcomes(&reply(std::slice::from_ref(&text)), 1);
+        assert!(
+            admitted::recall(&text).is_some(),
+            "kept: {} bytes",
+            text.len()
+        );
+        let capped = caps::cap_outcome(parse_outcome(&text).unwrap()).unwrap();
+        let n = caps::MAX_SUBMISSION_BYTES / caps::outcome_bytes(&capped) + 1;
+        let many = vec![text; n];
+        match parse_reply(&reply(&many), n) {
+            Err(RecordError::TooLarge(_)) => {}
+            Ok(_) => panic!("{n} outcomes admitted"),
             Err(e) => panic!("{e}"),
         }
     }
@@ -893,9 +937,9 @@ mod admitted_tests {
         let n = texts.len();
         let cold = outcomes(&line, n);
         let warm = outcomes(&line, n);
-        let kept: Vec<Option<(CaseOutcome, bool)>> = texts
+        let kept: Vec<Option<(CaseOutcome, usize)>> = texts
             .iter()
-            .map(|t| admitted::recall(t).map(|a| (a.capped, a.valid)))
+            .map(|t| admitted::recall(t).map(|a| (serde_json::from_str(&a.text).unwrap(), a.bytes)))
             .collect();
         assert_eq!(cold, warm);
         let crashed = |i: usize| matches!(cold[i], CaseOutcome::Crashed { .. });
@@ -910,10 +954,23 @@ mod admitted_tests {
             }
             other => panic!("{other:?}"),
         }
-        // What is kept for a value that does not decode is the outcome its
-        // size is counted on, not the crash it is graded as.
+        // A kept text is kept as graded; what it counts toward the
+        // submission's total is the outcome it was capped to, even for a
+        // value that does not decode (then graded as a crash).
+        for (i, text) in texts.iter().enumerate() {
+            let Some((outcome, bytes)) = &kept[i] else {
+                continue;
+            };
+            assert_eq!(outcome, &cold[i]);
+            let capped = parse_outcome(text)
+                .and_then(|o| caps::cap_outcome(o).ok())
+                .unwrap_or(CRASHED);
+            assert_eq!(*bytes, caps::outcome_bytes(&capped), "{text}");
+        }
         match &kept[2] {
-            Some((CaseOutcome::Returned { .. }, false)) => {}
+            Some((CaseOutcome::Crashed { .. }, bytes)) => {
+                assert!(*bytes > caps::outcome_bytes(&CRASHED))
+            }
             other => panic!("{other:?}"),
         }
         // Too long to keep.
