@@ -866,21 +866,28 @@ def _read_proc(path):
         os.close(fd)
 
 
+def _statuses():
+    """(pid, /proc/<pid>/status bytes) of every process /proc shows and
+    lets this process read."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit():
+            try:
+                yield int(name), _read_proc("/proc/" + name + "/status")
+            except OSError:
+                continue
+
+
 def _uid_processes(uid):
     """Pids of the live (not zombie) processes whose real, effective or saved
     uid is `uid`, from /proc."""
     found = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
     me = _getpid()
-    for name in names:
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            status = _read_proc("/proc/" + name + "/status")
-        except OSError:
+    for pid, status in _statuses():
+        if pid == me:
             continue
         try:
             state = status.split(b"\nState:", 1)[1].split()[0]
@@ -888,7 +895,7 @@ def _uid_processes(uid):
         except (IndexError, ValueError):
             continue
         if state != b"Z" and uid in uids:
-            found.append(int(name))
+            found.append(pid)
     return found
 
 
@@ -896,18 +903,11 @@ def _uid_tasks(uid):
     """Tasks (threads included) whose real uid is `uid`, as /proc shows
     them: what RLIMIT_NPROC counts when a process of that uid forks."""
     total = 0
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return total
-    for name in names:
-        if not name.isdigit():
-            continue
+    for _, status in _statuses():
         try:
-            status = _read_proc("/proc/" + name + "/status")
             if int(status.split(b"\nUid:", 1)[1].split()[0]) == uid:
                 total += int(status.split(b"\nThreads:", 1)[1].split()[0])
-        except (OSError, IndexError, ValueError):
+        except (IndexError, ValueError):
             continue
     return total
 
