@@ -3,12 +3,13 @@
 //!
 //! Admitting an outcome text (parse, cap, decode the returned value, write
 //! the outcome as the store keeps it) is a pure function of the text, and
-//! most texts repeat across a class: every correct answer to a case is the same text, and so is every built-in
-//! error a case provokes. It was about half of the grader's own CPU per
-//! recorded submission. One memo serves every worker thread, in shards so
-//! that they seldom wait for each other, bounded in bytes whatever the
-//! number of workers or submissions. (Grading has its own memo, in
-//! `grade::run`, of what an admitted text gets on each case.)
+//! most texts repeat across a class: every correct answer to a case is the
+//! same text, and so is every built-in error a case provokes. It was about
+//! half of the grader's own CPU per recorded submission. One memo serves
+//! every worker thread, in shards so that they seldom wait for each other,
+//! bounded in bytes whatever the number of workers or submissions. (Grading
+//! has its own memo, in `grade::run`, of what an admitted text gets on each
+//! case.)
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};

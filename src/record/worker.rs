@@ -563,9 +563,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
         let (admission, bytes) = match admitted::recall(text) {
             Some(a) => (Admission::Known(a.text), a.bytes),
             None => {
-                let capped = parse_outcome(text)
-                    .and_then(|o| caps::cap_outcome(o).ok())
-                    .unwrap_or(CRASHED);
+                let capped = capped_outcome(text);
                 let bytes = caps::outcome_bytes(&capped);
                 (Admission::Capped(capped), bytes)
             }
@@ -661,6 +659,14 @@ fn parse_outcome(text: &str) -> Option<CaseOutcome> {
     let outcome: CaseOutcome = serde::Deserialize::deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(outcome)
+}
+
+/// One outcome text parsed and capped ([`caps::cap_outcome`]): what the
+/// submission's total counts; a crash when it is not a valid outcome.
+fn capped_outcome(text: &str) -> CaseOutcome {
+    parse_outcome(text)
+        .and_then(|o| caps::cap_outcome(o).ok())
+        .unwrap_or(CRASHED)
 }
 
 #[cfg(test)]
@@ -920,7 +926,8 @@ mod admitted_tests {
             "kept: {} bytes",
             text.len()
         );
-        let capped = caps::cap_outcome(parse_outcome(&text).unwrap()).unwrap();
+        let capped = capped_outcome(&text);
+        assert!(matches!(capped, CaseOutcome::Returned { .. }));
         let n = caps::MAX_SUBMISSION_BYTES / caps::outcome_bytes(&capped) + 1;
         let many = vec![text; n];
         match parse_reply(&reply(&many), n) {
@@ -962,10 +969,7 @@ mod admitted_tests {
                 continue;
             };
             assert_eq!(outcome, &cold[i]);
-            let capped = parse_outcome(text)
-                .and_then(|o| caps::cap_outcome(o).ok())
-                .unwrap_or(CRASHED);
-            assert_eq!(*bytes, caps::outcome_bytes(&capped), "{text}");
+            assert_eq!(*bytes, caps::outcome_bytes(&capped_outcome(text)), "{text}");
         }
         match &kept[2] {
             Some((CaseOutcome::Crashed { .. }, bytes)) => {
