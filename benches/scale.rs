@@ -30,7 +30,9 @@
 //! (a) the runnable floor, `scripts/bench/floor.py`: a warm parent forks per
 //!     submission, the child imports main.py and runs every call on fresh
 //!     copies of its arguments, encoding nothing (sample
-//!     `AUTOGRADER_BENCH_FLOOR`, default 200);
+//!     `AUTOGRADER_BENCH_FLOOR`, default 200); and the same floor of a
+//!     10-case change: only the 10 added cases, main.py run from bytecode
+//!     compiled beforehand (as a 10-case change imports it from the store);
 //! (b) one fresh interpreter per submission, `python3 -B
 //!     scripts/bench/run_calls.py` (`AUTOGRADER_BENCH_FRESH`, default 100);
 //! (c) pytest per submission: `python -m pytest -q` over
@@ -544,8 +546,10 @@ struct Baseline {
     what: String,
     sample: usize,
     usage: Usage,
-    /// CPU seconds not belonging to any submission (the floor's warm-up).
+    /// CPU and wall seconds not belonging to any submission (the floor's
+    /// warm-up).
     setup_cpu: f64,
+    setup_wall: f64,
 }
 
 impl Baseline {
@@ -553,7 +557,7 @@ impl Baseline {
         (self.usage.cpu - self.setup_cpu).max(0.0) / self.sample as f64
     }
     fn wall_per_sub(&self) -> f64 {
-        self.usage.wall / self.sample as f64
+        (self.usage.wall - self.setup_wall).max(0.0) / self.sample as f64
     }
 }
 
@@ -654,9 +658,6 @@ fn bench(cfg: &Config, env: &Env, m: &Machine) -> Res<()> {
     let python = interpreter(&sandbox)?;
     progress!("sandbox: {sandbox}; baselines run {}", python.display());
 
-    // Baselines.
-    let baselines = baselines(cfg, env, &python, &subs_all, &cases, &list_path)?;
-
     // The changed corpus: 10 more cases.
     let changed = env.tmp.join("cases-changed");
     change_corpus(&cases, &changed)?;
@@ -673,6 +674,9 @@ fn bench(cfg: &Config, env: &Env, m: &Machine) -> Res<()> {
         .unwrap_or("")
         .to_string();
     progress!("changed corpus: {changed_cases}");
+
+    // Baselines.
+    let baselines = baselines(cfg, env, &python, &subs_all, &cases, &list_path, &changed)?;
 
     let mut per_n = Vec::new();
     for &n in &cfg.ns {
@@ -888,6 +892,7 @@ fn baselines(
     all: &Path,
     cases: &Path,
     list: &Path,
+    changed: &Path,
 ) -> Res<Vec<Baseline>> {
     let scripts = env.root.join("scripts/bench");
     let base = env.tmp.join("baselines");
@@ -914,27 +919,49 @@ fn baselines(
         };
         fs::write(&list_file, lines(&paths[..cfg.floor])).map_err(|e| e.to_string())?;
         fs::write(&warm_file, lines(&paths[..1])).map_err(|e| e.to_string())?;
-        let floor = |f: &Path| -> Res<Ran> {
-            env.run(
+        let floor = |calls: &Path, list: &Path, extra: &[&str]| -> Res<Baseline> {
+            let ran = env.run(
                 Command::new(python)
                     .arg(scripts.join("floor.py"))
-                    .arg(&calls)
-                    .arg(f),
+                    .arg(calls)
+                    .arg(list)
+                    .args(extra),
                 "the runnable floor",
-            )
+            )?;
+            let reported: serde_json::Value = serde_json::from_str(ran.stdout.trim())
+                .map_err(|e| format!("floor.py printed {:?}: {e}", ran.stdout))?;
+            let killed = reported["killed"].as_u64().unwrap_or(0);
+            if killed > 0 {
+                progress!("baseline: the floor's alarm killed {killed} submission(s)");
+            }
+            Ok(Baseline {
+                name: "floor",
+                what: String::new(),
+                sample: reported["submissions"].as_u64().unwrap_or(0) as usize,
+                usage: ran.usage,
+                setup_cpu: reported["setup_cpu"].as_f64().unwrap_or(0.0),
+                setup_wall: reported["setup_wall"].as_f64().unwrap_or(0.0),
+            })
         };
-        floor(&warm_file)?;
+        floor(&calls, &warm_file, &[])?;
         progress!("baseline: the runnable floor on {} …", cfg.floor);
-        let ran = floor(&list_file)?;
-        let reported: serde_json::Value = serde_json::from_str(ran.stdout.trim())
-            .map_err(|e| format!("floor.py printed {:?}: {e}", ran.stdout))?;
-        let setup_cpu = reported["setup_cpu"].as_f64().unwrap_or(0.0);
         out.push(Baseline {
             name: "floor",
             what: "runnable floor (warm parent, fork per submission, no sandbox)".into(),
-            sample: cfg.floor,
-            usage: ran.usage,
-            setup_cpu,
+            ..floor(&calls, &list_file, &[])?
+        });
+        // The same floor for a 10-case corpus change: only the added cases,
+        // main.py imported from bytecode compiled beforehand (as the
+        // recorder imports it from the store).
+        let added = added_calls(env, python, &scripts, changed, &base)?;
+        progress!(
+            "baseline: the runnable floor of the 10 added cases on {} …",
+            cfg.floor
+        );
+        out.push(Baseline {
+            name: "floor-added",
+            what: "runnable floor of a 10-case change (only the 10 added cases, main.py from bytecode compiled beforehand)".into(),
+            ..floor(&added, &list_file, &["--bytecode"])?
         });
     }
 
@@ -968,6 +995,7 @@ fn baselines(
             sample: cfg.fresh,
             usage: total,
             setup_cpu: 0.0,
+            setup_wall: 0.0,
         });
     }
 
@@ -1006,6 +1034,7 @@ fn baselines(
                     sample: cfg.pytest,
                     usage: total,
                     setup_cpu: 0.0,
+                    setup_wall: 0.0,
                 });
             }
         }
@@ -1019,6 +1048,48 @@ fn baselines(
         );
     }
     Ok(out)
+}
+
+/// The calls of the changed corpus's 10 added cases (`bench-extra-*`), as
+/// `prepare_cases.py` writes them, in `base/added/calls.marshal`.
+fn added_calls(
+    env: &Env,
+    python: &Path,
+    scripts: &Path,
+    changed: &Path,
+    base: &Path,
+) -> Res<PathBuf> {
+    let listing = env.run(
+        env.grader()
+            .args(["cases", "list", "--json", "--cases"])
+            .arg(changed),
+        "cases list (changed corpus)",
+    )?;
+    let added: String = listing
+        .stdout
+        .lines()
+        .filter(|l| l.contains("/bench-extra-"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if added.lines().count() != 10 {
+        return Err(format!(
+            "the changed corpus lists {} added cases, not 10",
+            added.lines().count()
+        ));
+    }
+    let dir = base.join("added");
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let list = dir.join("cases.jsonl");
+    fs::write(&list, added).map_err(|e| e.to_string())?;
+    env.run(
+        Command::new(python)
+            .arg(scripts.join("prepare_cases.py"))
+            .arg(changed)
+            .arg(&list)
+            .arg(&dir),
+        "preparing the added cases",
+    )?;
+    Ok(dir.join("calls.marshal"))
 }
 
 /// `target/bench-venv` made by `python -m venv` with pytest from the package
@@ -1249,10 +1320,21 @@ fn render(
             let full_wall = rec.wall + g.wall;
             let full_cpu = rec.cpu + g.cpu;
             let (pw, pc) = (c.wall / full_wall * 100.0, c.cpu / full_cpu * 100.0);
+            // What the floor itself spends on the 10 added cases, as a share
+            // of its full run: the least a 10-case change can cost.
+            let floor_share = match (base("floor"), base("floor-added")) {
+                (Some(f), Some(a)) => format!(
+                    " (the floor's own 10-case run: {:.1}% of its full run, {:.1} ms/submission)",
+                    a.cpu_per_sub() / f.cpu_per_sub() * 100.0,
+                    a.cpu_per_sub() * 1e3
+                ),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 w,
-                "| a 10-case corpus change ≤ 5% of record + grade | {} | {pw:.1}% wall, {pc:.1}% CPU | {} |",
+                "| a 10-case corpus change ≤ 5% of record + grade | {} | {pw:.1}% wall, {pc:.1}% CPU, {:.1} ms/submission{floor_share} | {} |",
                 thousands(n),
+                c.cpu / n as f64 * 1e3,
                 verdict(pw <= 5.0 && pc <= 5.0)
             );
         }
