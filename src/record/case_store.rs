@@ -180,18 +180,7 @@ impl StoreFile {
         if let Some(pyc) = pyc {
             self.pyc = pyc;
         }
-        let mut kept: std::collections::BTreeMap<CaseKey, String> =
-            std::mem::take(&mut self.outcomes).into_iter().collect();
-        for (i, outcome) in outcomes {
-            if let Some(key) = keys.get(i) {
-                kept.insert(*key, outcome.as_ref().to_string());
-            }
-        }
-        let current: std::collections::HashSet<&CaseKey> = keys.iter().collect();
-        self.outcomes = kept
-            .into_iter()
-            .filter(|(k, _)| current.contains(k))
-            .collect();
+        self.outcomes = merged(std::mem::take(&mut self.outcomes), keys, outcomes);
         if !output.is_empty() || self.output.is_empty() {
             self.output = output;
         }
@@ -212,6 +201,43 @@ impl StoreFile {
         };
         self.scanner = scanner.to_string();
     }
+}
+
+/// `old` (sorted by key) with `new` (by corpus index into `keys`) laid over
+/// it, keeping only the keys of `keys`; sorted by key. A key given twice
+/// in `new` keeps its last text; `new` wins over `old`. Two sorted runs
+/// merged, not a map: a full session adds every case of a submission.
+fn merged(
+    old: Vec<(CaseKey, String)>,
+    keys: &[CaseKey],
+    new: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
+) -> Vec<(CaseKey, String)> {
+    let mut new: Vec<(CaseKey, String)> = new
+        .into_iter()
+        .filter_map(|(i, text)| Some((*keys.get(i)?, text.as_ref().to_string())))
+        .collect();
+    // Stable: of equal keys, the last given ends up last, and is the one kept.
+    new.sort_by_key(|a| a.0);
+    let mut current = keys.to_vec();
+    current.sort_unstable();
+    let mut out: Vec<(CaseKey, String)> = Vec::with_capacity(old.len().max(new.len()));
+    let mut old = old
+        .into_iter()
+        .filter(|(k, _)| current.binary_search(k).is_ok())
+        .peekable();
+    let mut new = new.into_iter().peekable();
+    while let Some((key, text)) = new.next() {
+        if new.peek().is_some_and(|(next, _)| *next == key) {
+            continue;
+        }
+        while let Some(o) = old.next_if(|(k, _)| *k < key) {
+            out.push(o);
+        }
+        old.next_if(|(k, _)| *k == key);
+        out.push((key, text));
+    }
+    out.extend(old);
+    out
 }
 
 /// An outcome as the store and grading keep it: compact JSON.
@@ -403,6 +429,54 @@ mod tests {
             kind: "frames".into(),
             line: (source == Source::Static).then_some(1),
             what: what.into(),
+        }
+    }
+
+    /// What `add` keeps, as a map: the old outcomes, the new laid over
+    /// them in the order given, then only the current corpus's keys.
+    fn merged_by_map(
+        old: &[(CaseKey, String)],
+        keys: &[CaseKey],
+        new: &[(usize, String)],
+    ) -> Vec<(CaseKey, String)> {
+        let mut kept: std::collections::BTreeMap<CaseKey, String> = old.iter().cloned().collect();
+        for (i, text) in new {
+            if let Some(key) = keys.get(*i) {
+                kept.insert(*key, text.clone());
+            }
+        }
+        kept.into_iter().filter(|(k, _)| keys.contains(k)).collect()
+    }
+
+    #[test]
+    fn merging_a_session_keeps_what_a_map_would() {
+        // A seeded generator: few distinct keys, so that old and new share
+        // keys, a key repeats in the corpus and in a session, and old keys
+        // leave the corpus; indices beyond the corpus are dropped.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..2000 {
+            let key = |b: u64| -> CaseKey { [b as u8; 16] };
+            let keys: Vec<CaseKey> = (0..next(12)).map(|_| key(next(16))).collect();
+            let mut old: Vec<(CaseKey, String)> = (0..next(12))
+                .map(|_| (key(next(16)), format!("old{}", next(1000))))
+                .collect();
+            old.sort_by_key(|a| a.0);
+            old.dedup_by(|a, b| a.0 == b.0);
+            // Now and then a long session: long enough that an unstable
+            // sort would reorder equal keys.
+            let long = if round % 4 == 0 { 300 } else { 14 };
+            let new: Vec<(usize, String)> = (0..next(long))
+                .map(|j| (next(14) as usize, format!("new{round}.{j}")))
+                .collect();
+            let want = merged_by_map(&old, &keys, &new);
+            let got = merged(old.clone(), &keys, new.clone());
+            assert_eq!(got, want, "keys {keys:?}\nold {old:?}\nnew {new:?}");
         }
     }
 
