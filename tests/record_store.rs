@@ -522,3 +522,108 @@ fn compiled_code_is_stored_and_a_later_session_imports_it() {
         assert_eq!(outcome(&rec, "parse_contract_json/c"), &echo("c"));
     }
 }
+
+/// What `main` looks like to its own code, as JSON text: the facts a
+/// submission could see of how it was imported.
+const IMPORT_FACTS: &str = r#"import sys, os, inspect, json
+
+def parse_contract_json(text):
+    return json.dumps({
+        "file": [os.path.basename(__file__), os.path.isabs(__file__)],
+        "cached": os.path.basename(__cached__ or ""),
+        "spec": [__spec__.name, __spec__.origin == __file__, __spec__.has_location,
+                 __spec__.parent, __spec__.submodule_search_locations],
+        "loader": type(__loader__).__name__,
+        "module": [__name__, __package__, sys.modules["main"].__dict__ is globals()],
+        "code_file": parse_contract_json.__code__.co_filename == __file__,
+        "source": inspect.getsource(parse_contract_json).splitlines()[0],
+        "dunders": sorted(k for k in globals() if k.startswith("__")),
+        "at_import": AT_IMPORT,
+    }, sort_keys=True)
+
+AT_IMPORT = [sys.modules["main"].__spec__._initializing, "main" in sys.modules]
+"#;
+
+/// A module that puts another object in its place in sys.modules: import
+/// returns that one.
+const IMPORT_REPLACED: &str = "import sys, types\nother = types.ModuleType('main')\nother.parse_contract_json = lambda text: 'replaced'\nsys.modules['main'] = other\ndef parse_contract_json(text):\n    return 'original'\n";
+
+/// A module that imports itself before it defines what it imports.
+const IMPORT_CIRCULAR: &str =
+    "from main import parse_contract_json\ndef parse_contract_json(text):\n    return 1\n";
+
+/// What CPython itself gives for `main.parse_contract_json('a')` after a
+/// plain `import main` in the submission's folder: the returned text, or the
+/// last line of the traceback.
+fn cpython_import(dir: &Path) -> Result<String, String> {
+    let python = autograder::record::Python::find(None).expect("an interpreter");
+    let out = std::process::Command::new(&python.executable)
+        .args([
+            "-B",
+            "-c",
+            "import main; print(main.parse_contract_json('a'))",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).trim_end().to_string();
+    if out.status.success() {
+        Ok(text(&out.stdout))
+    } else {
+        Err(text(&out.stderr).lines().last().unwrap_or("").to_string())
+    }
+}
+
+#[test]
+fn main_is_imported_as_cpython_imports_it_in_a_first_and_a_later_session() {
+    let mut added = small_corpus();
+    added
+        .cases
+        .push(case("parse_contract_json", "c", vec![PyValue::str("a")]));
+    for source in [IMPORT_FACTS, IMPORT_REPLACED] {
+        let one = StoredSubmission::new(source);
+        let cpython = cpython_import(&one.root.path().join("s")).expect("imports");
+        let returned = CaseOutcome::Returned {
+            value: serde_json::Value::String(cpython.clone()).into(),
+            shares_with_args: false,
+            args_changed: false,
+        };
+        // The first session compiles main.py; the later one (a case added)
+        // is given the compiled code from the store.
+        let first = one.record(&small_corpus());
+        assert!(!one.store().pyc.is_empty());
+        assert_eq!(
+            outcome(&first, "parse_contract_json/a"),
+            &returned,
+            "{cpython}"
+        );
+        let later = one.record(&added);
+        assert_eq!(one.store().output, "", "only case c ran");
+        assert_eq!(
+            outcome(&later, "parse_contract_json/c"),
+            &returned,
+            "{cpython}"
+        );
+    }
+    let one = StoredSubmission::new(IMPORT_CIRCULAR);
+    let cpython = cpython_import(&one.root.path().join("s")).expect_err("fails");
+    let circular = "cannot import name 'parse_contract_json' from partially initialized module 'main' (most likely due to a circular import)";
+    assert!(cpython.contains(circular), "{cpython}");
+    for (corpus, case) in [(small_corpus(), "a"), (added, "c")] {
+        let rec = one.record(&corpus);
+        assert!(!one.store().pyc.is_empty());
+        match outcome(&rec, &format!("parse_contract_json/{case}")) {
+            CaseOutcome::ImportError {
+                exc_type,
+                message,
+                line,
+                ..
+            } => {
+                assert_eq!(exc_type, "ImportError");
+                assert!(message.contains(circular), "{message}");
+                assert_eq!(*line, Some(1));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -472,13 +472,10 @@ def _report(line):
 
 
 def _bytecode(pyc, path, source):
-    """Puts main.py's compiled code where import looks for it first (an
-    unchecked hash-based .pyc in __pycache__), so import does not compile
-    it: `pyc`, the code a previous session of the same source compiled (the
-    job's "pyc_hex", from the grader's store), else compiled here. Compiling runs
-    no student code, and import reads the .pyc exactly as one it wrote
-    itself. On any failure (a syntax error, no room) import compiles
-    main.py and reports what it finds, as without this.
+    """main.py's compiled code, an unchecked hash-based .pyc (None when it
+    does not compile): `pyc`, the code a previous session of the same source
+    compiled (the job's "pyc_hex", from the grader's store), else compiled
+    here. Compiling runs no student code.
 
     Without "pyc_hex" the child always says "K <hex>" (or "K" when it could
     not compile) before import: the supervisor takes that one line only,
@@ -495,18 +492,52 @@ def _bytecode(pyc, path, source):
         except BaseException:
             data = None
         _report("K " + data.hex() if data is not None and len(data) <= PYC_LIMIT else "K")
-    if data is None:
-        return
-    try:
-        cache = importlib.util.cache_from_source(path)
-        os.mkdir(os.path.dirname(cache), 0o700)
-        fd = os.open(cache, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    return data
+
+
+# An unchecked hash-based .pyc: the interpreter's magic, then flags 0b01.
+_PYC_HEAD = importlib.util.MAGIC_NUMBER + b"\x01\x00\x00\x00"
+
+
+def _import_main(path, pyc):
+    """`import main` for main.py at `path`, with `pyc` (see _bytecode) as the
+    .pyc import would read from __pycache__: the steps of importlib's own
+    load (the spec a path finder makes, the module in sys.modules while its
+    code runs and removed if it raises, whatever sys.modules then holds
+    returned), without writing the .pyc to disk and finding it again,
+    which was a third of a small session. Code that is not a .pyc of this
+    interpreter is left to import, which compiles main.py and reports what
+    it finds."""
+    code = None
+    if pyc is not None and pyc[:8] == _PYC_HEAD:
         try:
-            _write_all(fd, data)
-        finally:
-            os.close(fd)
-    except OSError:
-        return
+            code = _marshal_loads(memoryview(pyc)[16:])
+        except BaseException:
+            code = None
+    if type(code) is not types.CodeType:
+        return importlib.import_module("main")
+    # As importlib's SourceLoader.get_code: the code's file names are the
+    # real main.py's.
+    _imp._fix_co_filename(code, path)
+    spec = importlib.util.spec_from_file_location("main", path)
+    module = importlib.util.module_from_spec(spec)
+    # As importlib._bootstrap._load_unlocked.
+    spec._initializing = True
+    try:
+        sys.modules["main"] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException:
+            try:
+                del sys.modules["main"]
+            except KeyError:
+                pass
+            raise
+        module = sys.modules.pop("main")
+        sys.modules["main"] = module
+    finally:
+        spec._initializing = False
+    return module
 
 
 def _set_limits(limits):
@@ -654,10 +685,10 @@ def _child(request, res_w, out_w, hid_r, job_r):
         sys.dont_write_bytecode = True
         sys.argv = [path]
         sys.modules.pop("main", None)
-        _bytecode(pyc, path, source)
+        pyc = _bytecode(pyc, path, source)
         del source
         try:
-            module = importlib.import_module("main")
+            module = _import_main(path, pyc)
             mod_dict = _obj_getattr(module, "__dict__")
             if type(mod_dict) is not dict:
                 raise ImportError("main has no module dictionary")
