@@ -327,8 +327,7 @@ pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
     let bytes = codec().serialize(store).map_err(std::io::Error::other)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(&bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    super::store::replace(tmp, path)
 }
 
 /// One submission's outcomes as grading reads them: each case's outcome
