@@ -505,9 +505,9 @@ def _import_main(path, pyc):
     load (the spec a path finder makes, the module in sys.modules while its
     code runs and removed if it raises, whatever sys.modules then holds
     returned), without writing the .pyc to disk and finding it again,
-    which was a third of a small session. Code that is not a .pyc of this
-    interpreter is left to import, which compiles main.py and reports what
-    it finds."""
+    which was a third of the import (0.5 ms a session). Code that is not a
+    .pyc of this interpreter is left to import, which compiles main.py and
+    reports what it finds."""
     code = None
     if pyc is not None and pyc[:8] == _PYC_HEAD:
         try:
