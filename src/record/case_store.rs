@@ -203,41 +203,28 @@ impl StoreFile {
     }
 }
 
-/// `old` (sorted by key) with `new` (by corpus index into `keys`) laid over
-/// it, keeping only the keys of `keys`; sorted by key. A key given twice
-/// in `new` keeps its last text; `new` wins over `old`. Two sorted runs
-/// merged, not a map: a full session adds every case of a submission.
+/// `old` with `new` (by corpus index into `keys`) laid over it, keeping
+/// only the keys of `keys`; sorted by key. A key given twice in `new` keeps
+/// its last text; `new` wins over `old`. One sort of a vector, not a map:
+/// a full session adds every case of a submission.
 fn merged(
     old: Vec<(CaseKey, String)>,
     keys: &[CaseKey],
     new: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
 ) -> Vec<(CaseKey, String)> {
-    let mut new: Vec<(CaseKey, String)> = new
+    let new = new
         .into_iter()
-        .filter_map(|(i, text)| Some((*keys.get(i)?, text.as_ref().to_string())))
-        .collect();
-    // Stable: of equal keys, the last given ends up last, and is the one kept.
-    new.sort_by_key(|a| a.0);
+        .filter_map(|(i, text)| Some((*keys.get(i)?, text.as_ref().to_string())));
+    let mut all: Vec<(CaseKey, String)> = old.into_iter().chain(new).collect();
+    // Newest first; a stable sort keeps that order among equal keys, and
+    // dedup keeps the first of each.
+    all.reverse();
+    all.sort_by_key(|e| e.0);
+    all.dedup_by_key(|e| e.0);
     let mut current = keys.to_vec();
     current.sort_unstable();
-    let mut out: Vec<(CaseKey, String)> = Vec::with_capacity(old.len().max(new.len()));
-    let mut old = old
-        .into_iter()
-        .filter(|(k, _)| current.binary_search(k).is_ok())
-        .peekable();
-    let mut new = new.into_iter().peekable();
-    while let Some((key, text)) = new.next() {
-        if new.peek().is_some_and(|(next, _)| *next == key) {
-            continue;
-        }
-        while let Some(o) = old.next_if(|(k, _)| *k < key) {
-            out.push(o);
-        }
-        old.next_if(|(k, _)| *k == key);
-        out.push((key, text));
-    }
-    out.extend(old);
-    out
+    all.retain(|(k, _)| current.binary_search(k).is_ok());
+    all
 }
 
 /// An outcome as the store and grading keep it: compact JSON.
