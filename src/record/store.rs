@@ -154,30 +154,13 @@ pub fn replace(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()>
     Ok(())
 }
 
-/// Swaps two paths in one step (`renameat2(RENAME_EXCHANGE)`, Linux 3.15+).
-/// The system call itself: glibc has a wrapper only from 2.28 (Ubuntu
-/// 18.04 has 2.27), and a kernel without it answers ENOSYS.
+/// Swaps two paths in one step (`renameat2(RENAME_EXCHANGE)`, Linux 3.15+;
+/// rustix makes the system call itself, so no glibc 2.28 wrapper is needed:
+/// Ubuntu 18.04 has 2.27).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
-    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
-    // SAFETY: two NUL-terminated paths that outlive the call.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
 }
 
 /// Makes sure outcomes can be stored under `work_dir` (its `store/`, where
