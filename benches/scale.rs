@@ -936,36 +936,12 @@ fn baselines(
         };
         fs::write(&list_file, lines(&paths[..cfg.floor])).map_err(|e| e.to_string())?;
         fs::write(&warm_file, lines(&paths[..1])).map_err(|e| e.to_string())?;
-        let floor = |calls: &Path, list: &Path, extra: &[&str]| -> Res<Baseline> {
-            let ran = env.run(
-                Command::new(python)
-                    .arg(scripts.join("floor.py"))
-                    .arg(calls)
-                    .arg(list)
-                    .args(extra),
-                "the runnable floor",
-            )?;
-            let reported: serde_json::Value = serde_json::from_str(ran.stdout.trim())
-                .map_err(|e| format!("floor.py printed {:?}: {e}", ran.stdout))?;
-            let killed = reported["killed"].as_u64().unwrap_or(0);
-            if killed > 0 {
-                progress!("baseline: the floor's alarm killed {killed} submission(s)");
-            }
-            Ok(Baseline {
-                name: "floor",
-                what: String::new(),
-                sample: reported["submissions"].as_u64().unwrap_or(0) as usize,
-                usage: ran.usage,
-                setup_cpu: reported["setup_cpu"].as_f64().unwrap_or(0.0),
-                setup_wall: reported["setup_wall"].as_f64().unwrap_or(0.0),
-            })
-        };
-        floor(&calls, &warm_file, &[])?;
+        run_floor(env, python, &calls, &warm_file, &[])?;
         progress!("baseline: the runnable floor on {} …", cfg.floor);
         out.push(Baseline {
             name: "floor",
             what: "runnable floor (warm parent, fork per submission, no sandbox)".into(),
-            ..floor(&calls, &list_file, &[])?
+            ..run_floor(env, python, &calls, &list_file, &[])?
         });
         // The same floor for a 10-case corpus change: only the added cases,
         // main.py imported from bytecode compiled beforehand (as the
@@ -978,7 +954,7 @@ fn baselines(
         out.push(Baseline {
             name: "floor-added",
             what: "runnable floor of a 10-case change (only the 10 added cases, main.py from bytecode compiled beforehand)".into(),
-            ..floor(&added, &list_file, &["--bytecode"])?
+            ..run_floor(env, python, &added, &list_file, &["--bytecode"])?
         });
     }
 
@@ -1067,6 +1043,33 @@ fn baselines(
     Ok(out)
 }
 
+/// `scripts/bench/floor.py CALLS LIST [extra]`: the runnable floor on the
+/// submissions `list` names, with its own set-up (to subtract).
+fn run_floor(env: &Env, python: &Path, calls: &Path, list: &Path, extra: &[&str]) -> Res<Baseline> {
+    let ran = env.run(
+        Command::new(python)
+            .arg(env.root.join("scripts/bench/floor.py"))
+            .arg(calls)
+            .arg(list)
+            .args(extra),
+        "the runnable floor",
+    )?;
+    let reported: serde_json::Value = serde_json::from_str(ran.stdout.trim())
+        .map_err(|e| format!("floor.py printed {:?}: {e}", ran.stdout))?;
+    let killed = reported["killed"].as_u64().unwrap_or(0);
+    if killed > 0 {
+        progress!("the floor's alarm killed {killed} submission(s)");
+    }
+    Ok(Baseline {
+        name: "floor",
+        what: String::new(),
+        sample: reported["submissions"].as_u64().unwrap_or(0) as usize,
+        usage: ran.usage,
+        setup_cpu: reported["setup_cpu"].as_f64().unwrap_or(0.0),
+        setup_wall: reported["setup_wall"].as_f64().unwrap_or(0.0),
+    })
+}
+
 /// One side-by-side round: CPU ms per submission of recording (net of a
 /// run of one submission per worker: the grader's start, the corpus, the
 /// workers' start) and of the runnable floor, on the same submissions, one
@@ -1127,21 +1130,12 @@ fn side_by_side(cfg: &Config, env: &Env, python: &Path, all: &Path, cases: &Path
             "side by side, round {}: the floor and record on {n} …",
             round + 1
         );
-        let floor = env.run(
-            Command::new(python)
-                .arg(env.root.join("scripts/bench/floor.py"))
-                .arg(&calls)
-                .arg(&list),
-            "side by side: the floor",
-        )?;
-        let reported: serde_json::Value = serde_json::from_str(floor.stdout.trim())
-            .map_err(|e| format!("floor.py printed {:?}: {e}", floor.stdout))?;
-        let floor_cpu = floor.usage.cpu - reported["setup_cpu"].as_f64().unwrap_or(0.0);
+        let floor = run_floor(env, python, &calls, &list, &[])?;
         let all_cpu = record("subs", round)?;
         let few_cpu = record("few", round)?;
         let r = Round {
             record: (all_cpu - few_cpu).max(0.0) / (n - few) as f64 * 1e3,
-            floor: floor_cpu / n as f64 * 1e3,
+            floor: floor.cpu_per_sub() * 1e3,
         };
         progress!(
             "side by side, round {}: record {:.1} ms, floor {:.1} ms per submission ({:.2}×)",
