@@ -5,8 +5,8 @@
 A warm parent (the modules students commonly import already imported, as in
 the harness's zygote) loads the calls once (calls.marshal from
 prepare_cases.py), then forks one child per submission (LIST_FILE: one
-main.py path per line, run in order, one at a time). The child imports that main.py (no bytecode written)
-and runs every call on a fresh copy of its arguments (marshal.loads), keeping
+main.py path per line, run in order, one at a time). The child imports that
+main.py (no bytecode written) and runs every call on a fresh copy of its arguments (marshal.loads), keeping
 nothing: no sandbox, no limits beyond a 60 s alarm per submission, no
 encoding, no comparison. Prints one JSON line: the submissions run, the
 parent's own CPU and wall seconds before the first fork (to subtract), and
@@ -31,22 +31,22 @@ sys.dont_write_bytecode = True
 STARTED = time.perf_counter()
 
 
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "record", "harness", "harness.py")
+
+
 def warm():
     """Warms the parent as the harness's zygote is: the modules students
-    commonly import (harness.py's list), so no child pays for them. Not done
-    on import, so run_calls.py (a fresh interpreter) pays only for what
+    commonly import, read from harness.py's own list (the `import` lines
+    after its "# Warm the modules" comment), so no child pays for them. Not
+    done on import, so run_calls.py (a fresh interpreter) pays only for what
     main.py imports."""
-    import re  # noqa: F401
-    import math  # noqa: F401
-    import copy  # noqa: F401
-    import collections  # noqa: F401
-    import itertools  # noqa: F401
-    import functools  # noqa: F401
-    import string  # noqa: F401
-    import typing  # noqa: F401
-    import enum  # noqa: F401
-    import dataclasses  # noqa: F401
-    import unicodedata  # noqa: F401
+    with open(HARNESS, encoding="utf-8") as f:
+        lines = f.read().split("\n# Warm the modules", 1)[1].split("\n\n", 1)[0].splitlines()
+    names = [line.split()[1] for line in lines if line.startswith("import ")]
+    if not names:
+        sys.exit("floor.py: no warm-up list found in " + HARNESS)
+    for name in names:
+        importlib.import_module(name)
 
 
 def run(path, calls, pyc=None):
