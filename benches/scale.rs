@@ -552,6 +552,19 @@ struct Phase {
     usage: Usage,
     /// Submissions this phase handled (for submissions/s).
     subs: usize,
+    /// The store's size on disk after the phase, in bytes (when it wrote it).
+    store_bytes: Option<u64>,
+}
+
+/// The bytes of the files under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
 }
 
 struct Baseline {
@@ -876,6 +889,7 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
                 name: name.to_string(),
                 usage: u,
                 subs: n,
+                store_bytes: (!again).then(|| bytes_under(&work.join("store"))),
             });
             Ok(())
         };
@@ -1348,6 +1362,23 @@ fn render(
                 p.subs as f64 / u.wall,
             );
         }
+    }
+    let stores: Vec<String> = per_n
+        .iter()
+        .flat_map(|(n, ps)| ps.iter().map(move |p| (n, p)))
+        .filter_map(|(n, p)| {
+            let b = p.store_bytes? as f64;
+            Some(format!(
+                "{} after {}: {:.0} MB ({:.0} KB/submission)",
+                thousands(*n),
+                p.name,
+                b / 1e6,
+                b / 1e3 / p.subs as f64
+            ))
+        })
+        .collect();
+    if !stores.is_empty() {
+        let _ = writeln!(w, "\nThe store on disk: {}.", stores.join("; "));
     }
     let _ = writeln!(
         w,

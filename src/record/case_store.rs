@@ -4,7 +4,8 @@
 //!
 //! One file per source and recording environment (harness, interpreter,
 //! sandbox tier): `<work dir>/store/<source sha256>-<environment>.bin`, in
-//! bincode (see [`StoreFile`]); each outcome is the compact JSON text of a
+//! bincode (see [`StoreFile`]) compressed as one LZ4 block (see
+//! [`STORE_MAGIC`]); each outcome is the compact JSON text of a
 //! [`CaseOutcome`], which grading reads as text (see
 //! [`crate::grade::Memo`]). The JSON recording (`recording.json`, see
 //! `docs/recording-format.md`) stays the format for recordings made
@@ -19,9 +20,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The `format` of every store file this grader writes and reads.
-pub const STORE_FORMAT: &str = "autograder-store/2";
-/// Largest store file read (like a recording, it is bounded by what one
-/// submission may record).
+pub const STORE_FORMAT: &str = "autograder-store/3";
+/// What a store file starts with: then the length of its bincode (u32, little
+/// endian) and that bincode as one LZ4 block (lz4_flex's
+/// `compress_prepend_size`). Outcomes are JSON text that repeats itself (an
+/// exception's class and MRO, a conversation's messages), so a file is about
+/// a fifth of its bincode; LZ4 because it costs less CPU than the bytes it
+/// saves the kernel to write and read (a store is written once per session
+/// and read by every grade).
+const STORE_MAGIC: &[u8; 8] = b"agstore3";
+/// Largest store file read, and largest bincode one unpacks to (like a
+/// recording, it is bounded by what one submission may record).
 const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
 
 /// A case's key: what makes its call, hashed (16 bytes of sha256 over the
@@ -110,26 +119,26 @@ impl<S: AsRef<str>> StoreFile<S> {
             .map(|i| self.outcomes[i].1.as_ref())
     }
 
-    /// The corpus indices of the cases (by `keys`) this store has no outcome for.
-    pub fn missing(&self, keys: &[CaseKey]) -> Vec<usize> {
-        (0..keys.len())
-            .filter(|&i| self.get(&keys[i]).is_none())
-            .collect()
+    /// The outcomes of every case (`keys`), with the static integrity scan
+    /// of `source` when the stored one was made by another scanner; a case
+    /// this store has no outcome for is "not recorded".
+    pub fn outcomes_for(&self, keys: &[CaseKey], source: &[u8]) -> Outcomes {
+        let found: Vec<Option<&str>> = keys.iter().map(|k| self.get(k)).collect();
+        self.outcomes_found(&found, source)
     }
 
-    /// The outcomes of every case (`keys`), with the static integrity scan
-    /// of `source` when the stored one was made by another scanner.
-    pub fn outcomes_for(&self, keys: &[CaseKey], source: &[u8]) -> Outcomes {
+    /// [`Self::outcomes_for`], given what the store holds for each case.
+    fn outcomes_found(&self, found: &[Option<&str>], source: &[u8]) -> Outcomes {
         let integrity = if self.scanner.as_ref() == crate::integrity::scanner_version() {
             self.integrity.clone()
         } else {
             crate::integrity::with_static_scan(&self.integrity, source)
         };
-        let mut text = String::new();
-        let spans = keys
+        let mut text = String::with_capacity(found.iter().flatten().map(|t| t.len()).sum());
+        let spans = found
             .iter()
-            .map(|k| {
-                let t = self.get(k)?;
+            .map(|t| {
+                let t = (*t)?;
                 let at = text.len() as u32;
                 text.push_str(t);
                 Some((at, t.len() as u32))
@@ -258,7 +267,7 @@ pub fn read_store(path: &Path, source_sha256: &str, made: &Made) -> Option<Store
 pub fn read_store_file(path: &Path) -> Option<StoreFile> {
     codec()
         .with_limit(MAX_STORE_BYTES)
-        .deserialize(&read_bytes(path)?)
+        .deserialize(&unpack(&read_bytes(path)?)?)
         .ok()
 }
 
@@ -272,19 +281,34 @@ pub fn load(
     keys: &[CaseKey],
     source: &[u8],
 ) -> Result<Outcomes, Option<Vec<usize>>> {
-    let bytes = read_bytes(path).ok_or(None)?;
-    let store: StoreFile<&str> = codec()
-        .with_limit(MAX_STORE_BYTES)
-        .deserialize(&bytes)
-        .map_err(|_| None)?;
-    if !store.answers(source_sha256, made) {
-        return Err(None);
+    thread_local! {
+        /// The last store file's bincode, its buffer reused: grading reads
+        /// one store file per submission, and a fresh buffer of that size
+        /// is fresh pages for the kernel to fault in every time.
+        static BINCODE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let missing = store.missing(keys);
-    if !missing.is_empty() {
-        return Err(Some(missing));
-    }
-    Ok(store.outcomes_for(keys, source))
+    /// A buffer past this size is not kept for the next file.
+    const KEEP: usize = 8 << 20;
+    let file = read_bytes(path).ok_or(None)?;
+    BINCODE.with_borrow_mut(|bincode| {
+        if bincode.capacity() > KEEP {
+            *bincode = Vec::new();
+        }
+        unpack_into(&file, bincode).ok_or(None)?;
+        let store: StoreFile<&str> = codec()
+            .with_limit(MAX_STORE_BYTES)
+            .deserialize(bincode)
+            .map_err(|_| None)?;
+        if !store.answers(source_sha256, made) {
+            return Err(None);
+        }
+        let found: Vec<Option<&str>> = keys.iter().map(|k| store.get(k)).collect();
+        if found.contains(&None) {
+            let missing = (0..keys.len()).filter(|&i| found[i].is_none());
+            return Err(Some(missing.collect()));
+        }
+        Ok(store.outcomes_found(&found, source))
+    })
 }
 
 fn read_bytes(path: &Path) -> Option<Vec<u8>> {
@@ -296,6 +320,34 @@ fn read_bytes(path: &Path) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(MAX_STORE_BYTES).read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+/// A store file's bincode, from the file's bytes (see [`STORE_MAGIC`]);
+/// `None` when they are not a store file or unpack to more than a store
+/// may hold.
+fn unpack(file: &[u8]) -> Option<Vec<u8>> {
+    let mut bincode = Vec::new();
+    unpack_into(file, &mut bincode)?;
+    Some(bincode)
+}
+
+/// [`unpack`] into `bincode` (its length set to what it holds).
+fn unpack_into(file: &[u8], bincode: &mut Vec<u8>) -> Option<()> {
+    let block = file.strip_prefix(STORE_MAGIC)?;
+    let size = u32::from_le_bytes(block.get(..4)?.try_into().ok()?);
+    if u64::from(size) > MAX_STORE_BYTES {
+        return None;
+    }
+    bincode.resize(size as usize, 0);
+    let written = lz4_flex::block::decompress_into(&block[4..], bincode).ok()?;
+    (written == bincode.len()).then_some(())
+}
+
+/// A store file's bytes, for its bincode (see [`STORE_MAGIC`]).
+fn pack(bincode: &[u8]) -> Vec<u8> {
+    let mut file = STORE_MAGIC.to_vec();
+    file.extend(lz4_flex::block::compress_prepend_size(bincode));
+    file
 }
 
 /// The store's bincode settings.
@@ -313,7 +365,7 @@ pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let bytes = codec().serialize(store).map_err(std::io::Error::other)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(&bytes)?;
+    tmp.write_all(&pack(&bytes))?;
     super::store::replace(tmp, path)
 }
 
@@ -464,6 +516,93 @@ mod tests {
             let got = merged(old.clone(), &keys, new.clone());
             assert_eq!(got, want, "keys {keys:?}\nold {old:?}\nnew {new:?}");
         }
+    }
+
+    /// A store as a class makes them: an exception's outcome again and
+    /// again, and returned values.
+    fn typical_store() -> StoreFile {
+        let mut store = StoreFile::new("ab", made());
+        let keys: Vec<CaseKey> = (0..600u16)
+            .map(|i| {
+                let mut k = [0; 16];
+                k[..2].copy_from_slice(&i.to_be_bytes());
+                k
+            })
+            .collect();
+        let outcomes = (0..keys.len()).map(|i| {
+            let text = if i % 2 == 0 {
+                format!(
+                    r#"{{"kind":"raised","class":"ValueError","mro":["ValueError","Exception","BaseException","object"],"message":"case {i}: not valid"}}"#
+                )
+            } else {
+                format!(
+                    r#"{{"kind":"returned","value":{{"messages":[{{"role":"user","content":"turn {i}"}}]}},"shares_with_args":false,"args_changed":false}}"#
+                )
+            };
+            (i, text)
+        });
+        store.add(
+            &keys,
+            outcomes,
+            "printed\n".into(),
+            &[],
+            b"",
+            Some("00ff".into()),
+        );
+        store
+    }
+
+    #[test]
+    fn a_store_file_is_compact_and_reads_back_as_written() {
+        let store = typical_store();
+        let bincode = codec().serialize(&store).unwrap();
+        let file = pack(&bincode);
+        assert!(file.starts_with(STORE_MAGIC));
+        assert!(
+            file.len() * 4 < bincode.len(),
+            "{} bytes packed from {}",
+            file.len(),
+            bincode.len()
+        );
+        assert_eq!(unpack(&file).as_deref(), Some(bincode.as_slice()));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.bin");
+        write_store(&path, &store).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), file);
+        let again = read_store_file(&path).unwrap();
+        assert_eq!(codec().serialize(&again).unwrap(), bincode);
+    }
+
+    #[test]
+    fn a_store_file_that_does_not_unpack_as_it_says_is_not_read() {
+        let bincode = codec().serialize(&typical_store()).unwrap();
+        let file = pack(&bincode);
+        let size = |n: u32| [STORE_MAGIC.as_slice(), &n.to_le_bytes(), &file[12..]].concat();
+        let refused = [
+            // The format before: bincode as it is.
+            bincode.clone(),
+            file[..file.len() / 2].to_vec(),
+            file[..10].to_vec(),
+            // More than a store may hold: refused before anything is made.
+            size(u32::MAX),
+            // Fewer or more bytes than it says it holds.
+            size(bincode.len() as u32 + 1),
+            size(bincode.len() as u32 - 1),
+        ];
+        for (i, bad) in refused.iter().enumerate() {
+            assert_eq!(unpack(bad), None, "file {i}");
+            // Nor, into a buffer that held a longer file, with that file's
+            // tail taken for its own.
+            let mut reused = vec![7; bincode.len() * 2];
+            assert_eq!(
+                unpack_into(bad, &mut reused),
+                None,
+                "file {i}, reused buffer"
+            );
+        }
+        let mut reused = vec![7; bincode.len() * 2];
+        assert_eq!(unpack_into(&file, &mut reused), Some(()));
+        assert_eq!(reused, bincode);
     }
 
     #[test]
