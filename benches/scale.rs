@@ -554,6 +554,23 @@ struct Phase {
     subs: usize,
     /// The store's size on disk after the phase, in bytes (when it wrote it).
     store_bytes: Option<u64>,
+    /// From `--timings`: the CPU seconds of loading outcomes from the store
+    /// and of grading them, inside this phase (they stream together).
+    split: Option<(f64, f64)>,
+}
+
+/// The CPU seconds `grade --timings` printed for loading from the store and
+/// for grading.
+fn timings_split(stderr: &str) -> Option<(f64, f64)> {
+    let cpu = |label: &str| -> Option<f64> {
+        let line = stderr.lines().find(|l| l.trim_start().starts_with(label))?;
+        line.trim_start()[label.len()..]
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some((cpu("store lookups")?, cpu("grading")?))
 }
 
 /// The bytes of the files under `dir`.
@@ -866,13 +883,14 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
                     .arg("--work-dir")
                     .arg(&work)
                     .args(extra);
-                runs.push(env.run(&mut c, &format!("N={n} {name}"))?.usage);
-                if !again || runs.len() == 3 || runs[0].wall >= 10.0 {
+                let ran = env.run(&mut c, &format!("N={n} {name}"))?;
+                runs.push((ran.usage, timings_split(&ran.stderr)));
+                if !again || runs.len() == 3 || runs[0].0.wall >= 10.0 {
                     break;
                 }
             }
-            runs.sort_by(|a, b| a.wall.total_cmp(&b.wall));
-            let u = runs[runs.len() / 2];
+            runs.sort_by(|a, b| a.0.wall.total_cmp(&b.0.wall));
+            let (u, split) = runs[runs.len() / 2];
             let of = if runs.len() > 1 {
                 format!(" (median of {})", runs.len())
             } else {
@@ -890,6 +908,7 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
                 usage: u,
                 subs: n,
                 store_bytes: (!again).then(|| bytes_under(&work.join("store"))),
+                split,
             });
             Ok(())
         };
@@ -898,7 +917,13 @@ fn phases(env: &Env, all: &Path, n: usize, cases: &Path, changed: &Path) -> Res<
     // from the store, the next phase, is a small part of it). `autograder
     // record` also writes each JSON recording, the interchange format.
     phase("record", &["--summary-only", "-q"], "grade", cases, false)?;
-    phase("grade", &["--summary-only", "-q"], "grade", cases, true)?;
+    phase(
+        "grade",
+        &["--summary-only", "-q", "--timings"],
+        "grade",
+        cases,
+        true,
+    )?;
     for (flag, ext) in REPORTS {
         let file = dir.join(format!("report.{ext}"));
         let file = file.to_string_lossy().into_owned();
@@ -1361,6 +1386,19 @@ fn render(
                 u.tree_rss_kb as f64 / 1024.0,
                 p.subs as f64 / u.wall,
             );
+            if let Some((load, grading)) = p.split {
+                for (what, cpu) in [
+                    ("load (outcomes from the store)", load),
+                    ("grading", grading),
+                ] {
+                    let _ = writeln!(
+                        w,
+                        "| {} | · of which {what} | | {cpu:.2} | {:.2} | | | | |",
+                        thousands(*n),
+                        cpu / p.subs as f64 * 1e3,
+                    );
+                }
+            }
         }
     }
     let stores: Vec<String> = per_n

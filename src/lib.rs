@@ -12,4 +12,5 @@ pub mod integrity;
 pub mod record;
 pub mod reference;
 pub mod report;
+pub mod timings;
 pub mod value;

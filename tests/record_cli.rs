@@ -144,3 +144,57 @@ fn a_log_gets_plain_progress_lines_unless_quiet() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(progress_lines(&err).is_empty(), "{err}");
 }
+
+/// `grade --timings` says where the run went: store lookups that miss, then
+/// (the next run) find every submission whole; both runs grade them all.
+#[test]
+fn grade_timings_count_what_the_store_held_and_what_was_graded() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_cases(&tmp.path().join("cases"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+    let subs = tmp.path().join("subs");
+    for name in ["echo", "os-exit", "unusable"] {
+        std::fs::create_dir_all(subs.join(name)).unwrap();
+    }
+    for name in ["echo", "os-exit"] {
+        std::fs::copy(
+            fixtures.join(name).join("main.py"),
+            subs.join(name).join("main.py"),
+        )
+        .unwrap();
+    }
+    let lines = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter(|l| l.contains("store lookups") || l.trim_start().starts_with("grading"))
+            .map(|l| {
+                l.split_once(" s CPU ")
+                    .map_or(l, |(_, counts)| counts)
+                    .to_string()
+            })
+            .collect()
+    };
+    let run = || autograder(&["grade", "subs", "-q", "--timings"], tmp.path());
+    let (code, out, err) = run();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        lines(&err),
+        [
+            "(2 submissions looked up, 0 found whole)",
+            "(3 submissions)"
+        ],
+        "{err}"
+    );
+    let (code, out, err) = run();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        lines(&err),
+        [
+            "(2 submissions looked up, 2 found whole)",
+            "(3 submissions)"
+        ],
+        "{err}"
+    );
+    // Without the flag, none of it.
+    let (_, _, err) = autograder(&["grade", "subs", "-q"], tmp.path());
+    assert!(!err.contains("timings"), "{err}");
+}

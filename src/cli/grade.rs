@@ -65,6 +65,10 @@ struct Options {
     /// every N-th from the K-th); join the shards' --json with `merge`.
     #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
     shard: Option<Shard>,
+    /// Print where the run's time went on stderr: reading the corpus, loading
+    /// stored outcomes, grading and reports.
+    #[arg(long)]
+    timings: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -111,9 +115,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         (p, options)
     });
     check_report_paths(&args.output, gradescope)?;
+    let mut clock = Timings::start();
     let corpus = load_corpus(&args.cases)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
+    clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
     let Chosen {
         submissions,
@@ -122,6 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     } = submissions(&args)?;
     check_work_dir_for(&submissions, &args.work_dir)?;
     let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
+    clock.graded();
     run.shards = args.shard.map(|shard| grade::Shards {
         held: vec![shard.k],
         of: shard.n,
@@ -133,6 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         run = run.into_audience(audience);
     }
     let code = finish(&run, audience, &args.output, gradescope)?;
+    if args.timings {
+        eprint!("{}", clock.report());
+    }
     if not_a_submission && code == EXIT_OK {
         // PATH was one would-be submission without a main.py: the reports say
         // why, and the run fails as one below --fail-under would.
@@ -144,6 +154,69 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(EXIT_BELOW_THRESHOLD);
     }
     Ok(code)
+}
+
+/// `--timings`: wall time per step of the run, and the CPU time of the
+/// phases that stream (see [`crate::timings`]).
+struct Timings {
+    start: std::time::Instant,
+    cpu: f64,
+    store: crate::timings::Spent,
+    grading: crate::timings::Spent,
+    corpus: f64,
+    graded: f64,
+}
+
+impl Timings {
+    fn start() -> Timings {
+        Timings {
+            start: std::time::Instant::now(),
+            cpu: process_cpu_seconds(),
+            store: crate::timings::STORE_LOAD.so_far(),
+            grading: crate::timings::GRADING.so_far(),
+            corpus: 0.0,
+            graded: 0.0,
+        }
+    }
+
+    fn corpus_done(&mut self) {
+        self.corpus = self.start.elapsed().as_secs_f64();
+    }
+
+    fn graded(&mut self) {
+        self.graded = self.start.elapsed().as_secs_f64();
+    }
+
+    /// The lines `--timings` prints (the reports are written by now).
+    fn report(&self) -> String {
+        let total = self.start.elapsed().as_secs_f64();
+        let store = crate::timings::STORE_LOAD.so_far() - self.store;
+        let grading = crate::timings::GRADING.so_far() - self.grading;
+        let cpu = process_cpu_seconds() - self.cpu;
+        format!(
+            "timings (wall seconds; CPU seconds summed over this process's threads):\n\
+             \x20 corpus and its expected outcomes  {:.3} s\n\
+             \x20 submissions: loaded from the store, recorded, graded  {:.3} s\n\
+             \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
+             \x20   grading  {:.3} s CPU ({} submissions)\n\
+             \x20 reports  {:.3} s\n\
+             \x20 total  {total:.3} s, {cpu:.3} s CPU (the sandbox's processes not counted)\n",
+            self.corpus,
+            self.graded - self.corpus,
+            store.cpu_seconds,
+            store.runs,
+            store.found,
+            grading.cpu_seconds,
+            grading.runs,
+            total - self.graded,
+        )
+    }
+}
+
+/// CPU time (user and system) of this process so far, in seconds.
+fn process_cpu_seconds() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// Refuses a corpus whose pins the reference core contradicts: grading would
@@ -274,10 +347,10 @@ fn record_and_grade(
         env.as_ref(),
         &|index, delivered| {
             let id = submissions[index].id.clone();
-            let grade = match delivered {
+            let grade = crate::timings::GRADING.time(|| match delivered {
                 Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
                 Err(e) => grader.error(id, e.to_string()),
-            };
+            });
             if let Ok(mut graded) = graded.lock() {
                 graded[index] = Some(grade);
             }

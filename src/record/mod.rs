@@ -422,27 +422,28 @@ fn from_store(
     env: &Environment,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
 ) -> Option<Job> {
-    let source = match read_source(&job.path) {
-        Ok(source) => source,
-        Err(e) => {
-            deliver(job.index, Err(e));
-            return None;
+    let loaded = crate::timings::STORE_LOAD.time(|| {
+        let source = read_source(&job.path)?;
+        let sha256 = hex::encode(Sha256::digest(&source));
+        let made = made(env, "");
+        let path = case_store::store_path(&opts.work_dir, &sha256, &made);
+        Ok(case_store::load(&path, &sha256, &made, keys, &source).map_err(|m| (m, sha256)))
+    });
+    match loaded {
+        Err(e) => deliver(job.index, Err(e)),
+        Ok(Ok(outcomes)) => {
+            crate::timings::STORE_LOAD.found();
+            deliver(job.index, Ok((outcomes, None)))
         }
-    };
-    let sha256 = hex::encode(Sha256::digest(&source));
-    let made = made(env, "");
-    let path = case_store::store_path(&opts.work_dir, &sha256, &made);
-    match case_store::load(&path, &sha256, &made, keys, &source) {
-        Ok(outcomes) => {
-            deliver(job.index, Ok((outcomes, None)));
-            None
+        Ok(Err((missing, sha256))) => {
+            return Some(Job {
+                missing,
+                sha256: Some(sha256),
+                ..job
+            })
         }
-        Err(missing) => Some(Job {
-            missing,
-            sha256: Some(sha256),
-            ..job
-        }),
     }
+    None
 }
 
 /// Where outcomes recorded in `env` were made (`sandbox`: what the
