@@ -31,8 +31,9 @@ fn autograder(args: &[&str], cwd: &Path) -> (i32, String, String) {
     )
 }
 
-#[test]
-fn record_writes_recordings_under_the_work_dir_and_summarises() {
+/// A folder with `cases/` (see [`write_cases`]) and `subs/` holding two
+/// hostile fixtures: `echo` and `os-exit` (which exits on case `boom`).
+fn echo_and_os_exit() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     write_cases(&tmp.path().join("cases"));
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
@@ -45,6 +46,12 @@ fn record_writes_recordings_under_the_work_dir_and_summarises() {
         )
         .unwrap();
     }
+    tmp
+}
+
+#[test]
+fn record_writes_recordings_under_the_work_dir_and_summarises() {
+    let tmp = echo_and_os_exit();
     let (code, out, err) = autograder(&["record", "subs", "--case-timeout", "2"], tmp.path());
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("echo     2 cases: 2 returned"), "{out}");
@@ -62,7 +69,7 @@ fn record_writes_recordings_under_the_work_dir_and_summarises() {
         }
     );
     // Nothing is written into the students' folders.
-    let names: Vec<_> = std::fs::read_dir(subs.join("echo"))
+    let names: Vec<_> = std::fs::read_dir(tmp.path().join("subs/echo"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -149,20 +156,8 @@ fn a_log_gets_plain_progress_lines_unless_quiet() {
 /// (the next run) find every submission whole; both runs grade them all.
 #[test]
 fn grade_timings_count_what_the_store_held_and_what_was_graded() {
-    let tmp = tempfile::tempdir().unwrap();
-    write_cases(&tmp.path().join("cases"));
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
-    let subs = tmp.path().join("subs");
-    for name in ["echo", "os-exit", "unusable"] {
-        std::fs::create_dir_all(subs.join(name)).unwrap();
-    }
-    for name in ["echo", "os-exit"] {
-        std::fs::copy(
-            fixtures.join(name).join("main.py"),
-            subs.join(name).join("main.py"),
-        )
-        .unwrap();
-    }
+    let tmp = echo_and_os_exit();
+    std::fs::create_dir_all(tmp.path().join("subs/unusable")).unwrap();
     let lines = |err: &str| -> Vec<String> {
         err.lines()
             .filter(|l| l.contains("store lookups") || l.trim_start().starts_with("grading"))
@@ -173,27 +168,13 @@ fn grade_timings_count_what_the_store_held_and_what_was_graded() {
             })
             .collect()
     };
-    let run = || autograder(&["grade", "subs", "-q", "--timings"], tmp.path());
-    let (code, out, err) = run();
-    assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(
-        lines(&err),
-        [
-            "(2 submissions looked up, 0 found whole)",
-            "(3 submissions)"
-        ],
-        "{err}"
-    );
-    let (code, out, err) = run();
-    assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(
-        lines(&err),
-        [
-            "(2 submissions looked up, 2 found whole)",
-            "(3 submissions)"
-        ],
-        "{err}"
-    );
+    // The first run records both main.py submissions, the second finds them.
+    for found in [0, 2] {
+        let (code, out, err) = autograder(&["grade", "subs", "-q", "--timings"], tmp.path());
+        assert_eq!(code, 0, "{out}{err}");
+        let store = format!("(2 submissions looked up, {found} found whole)");
+        assert_eq!(lines(&err), [store.as_str(), "(3 submissions)"], "{err}");
+    }
     // Without the flag, none of it.
     let (_, _, err) = autograder(&["grade", "subs", "-q"], tmp.path());
     assert!(!err.contains("timings"), "{err}");
