@@ -215,6 +215,51 @@ fn attacks_on_the_harness_under_every_tier() {
     }
 }
 
+/// A child that stops reading its hidden inputs (a student's thread holding
+/// the interpreter lock while the harness reads them, with more to read than
+/// a pipe holds) costs its case a timeout, not the worker: the supervisor
+/// writes them without blocking, and a fresh child runs the rest.
+fn check_stalled_hidden_read(isolation: IsolationChoice) {
+    use autograder::corpus::Visibility;
+    use autograder::value::PyValue;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cases = vec![case(
+        "parse_contract_json",
+        "before",
+        vec![PyValue::str("before")],
+    )];
+    for (name, text) in [("big", "x".repeat(3 << 20)), ("after", "after".into())] {
+        let mut hidden = case("parse_contract_json", name, vec![PyValue::str(&text)]);
+        hidden.visibility = Visibility::Hidden;
+        cases.push(hidden);
+    }
+    let corpus = record_support::corpus(cases);
+    let subs = submissions(&["stall-hidden"]);
+    let work = tempfile::tempdir().unwrap();
+    let results = record(&corpus, &subs, &options(work.path(), 1, 1), isolation);
+    let rec = recording(&results, "stall-hidden");
+    assert_eq!(outcome(rec, "parse_contract_json/before"), &echo("before"));
+    // The attack held: the child never got past reading its hidden inputs.
+    assert!(
+        matches!(
+            outcome(rec, "parse_contract_json/big"),
+            CaseOutcome::Timeout { .. }
+        ),
+        "{:?}",
+        outcome(rec, "parse_contract_json/big")
+    );
+    assert_eq!(outcome(rec, "parse_contract_json/after"), &echo("after"));
+}
+
+#[test]
+fn a_child_that_stops_reading_its_hidden_inputs_times_out_under_every_tier() {
+    for tier in TIERS {
+        if tier_or_skip(tier, "a_child_that_stops_reading_its_hidden_inputs") {
+            check_stalled_hidden_read(tier);
+        }
+    }
+}
+
 /// A run that was killed (rlimits) leaves its student processes and files
 /// behind under the worker uid; a later run leasing that uid kills and
 /// removes them before its first submission.

@@ -779,6 +779,11 @@ mod tests {
     }
 
     #[test]
+    fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
+        python_check(include_str!("harness/hidden_check.py"), HARNESS_PY);
+    }
+
+    #[test]
     fn a_subset_runs_exactly_its_cases_visible_first() {
         use serde_json::json;
         // Corpus order interleaves visible (v*) and hidden (h*) cases.

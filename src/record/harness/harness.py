@@ -1296,7 +1296,7 @@ class _Run:
             os.close(job_w)
         os.set_blocking(res_r, False)
         os.set_blocking(out_r, False)
-        for fd in (res_r, out_r):
+        for fd in (res_r, out_r, hid_w):
             try:
                 fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
             except OSError:
@@ -1305,6 +1305,7 @@ class _Run:
         exit_fd = _ZYGOTE.sock.fileno()
         st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
+        st["hidden_left"] = None  # what of them is still to write (see send_hidden)
         if self.nv <= start < self.n:
             self.send_hidden(st)
         st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
@@ -1341,7 +1342,10 @@ class _Run:
             wait = deadline - now
             if self.watch_disk:
                 wait = max(min(wait, next_disk - now), 0.0)
-            ready = select.select(fds, [], [], wait)[0]
+            writing = [st["hid_w"]] if st["hidden_left"] is not None else []
+            ready, writable, _ = select.select(fds, writing, [], wait)
+            if writable:
+                self.write_hidden(st)
             if out_r in ready:
                 data = self._read(out_r)
                 if data == b"":
@@ -1361,7 +1365,7 @@ class _Run:
             exited = exit_fd in ready
             if st["bad"] or st["all"]:
                 break
-            if ready and not exited and not st["finished"]:
+            if ready and not exited and not st["finished"] and st["hidden_left"] is None:
                 # Let the child get on (see READ_EVERY); its exit ends the wait.
                 nap = min(READ_EVERY, deadline - _monotonic())
                 if nap > 0:
@@ -1417,20 +1421,37 @@ class _Run:
         return _usage(self.jobdir)
 
     def send_hidden(self, st):
-        """Gives the child the hidden cases' inputs (asking Rust for them the
-        first time: until every visible case of the submission is answered,
-        no process of it holds them), then closes the pipe."""
+        """Starts giving the child the hidden cases' inputs (asking Rust for
+        them the first time: until every visible case of the submission is
+        answered, no process of it holds them). The pipe does not block:
+        what it does not take now is written as the child reads it (see
+        write_hidden), so a child that stops reading (a student's thread
+        holding the interpreter lock, say) cannot stall the supervisor, whose
+        timeouts then end it."""
         if self.hidden is None:
             _write_all(1, b'{"need":"hidden"}\n')
             line = _read_line(0)
             self.hidden = (line if line is not None else b"[]") + b"\n"
-        fd, st["hid_w"] = st["hid_w"], None
+        os.set_blocking(st["hid_w"], False)
+        st["hidden_left"] = memoryview(self.hidden)
+        self.write_hidden(st)
+
+    @staticmethod
+    def write_hidden(st):
+        """Writes what the child's pipe takes of the hidden inputs still to
+        write; closes it once they are all written (or the child is gone)."""
+        left = st["hidden_left"]
         try:
-            _write_all(fd, self.hidden)
+            while left:
+                left = left[_write(st["hid_w"], left[:PIPE_BYTES]) :]
+        except BlockingIOError:
+            st["hidden_left"] = left
+            return
         except OSError:  # the child is gone: it will be judged as such
             pass
-        finally:
-            os.close(fd)
+        st["hidden_left"] = None
+        os.close(st["hid_w"])
+        st["hid_w"] = None
 
     @staticmethod
     def _read(fd):
@@ -1558,7 +1579,7 @@ class _Run:
             return "done"
         if line == b"R" and imported:
             return "restart"
-        if line == b"V" and imported and pending == self.nv < self.n and st["hid_w"] is not None:
+        if line == b"V" and imported and pending == self.nv < self.n and st["hid_w"] is not None and st["hidden_left"] is None:
             return "visible-done"
         if not st["sandboxed"]:
             # Only harness code has run in the child so far.
