@@ -154,3 +154,39 @@ fn a_later_submission_finds_nothing_of_an_earlier_one_in_any_process_it_can_read
         );
     }
 }
+
+/// Student code that replaces builtins (`len`, `type`, `json.loads`: the
+/// `monkeypatch` fixture) cannot break how the harness gets its hidden
+/// inputs: they arrive prepared, and the child only unmarshals them. (When
+/// the child parsed them itself, `json`'s own `len` was the student's and
+/// every hidden case was recorded as a crash.)
+#[test]
+fn hidden_cases_run_whatever_builtins_the_submission_replaced() {
+    let corpus = corpus();
+    let subs: Vec<_> = hostile_submissions()
+        .into_iter()
+        .filter(|s| s.id == "monkeypatch")
+        .collect();
+    assert_eq!(subs.len(), 1);
+    let work = tempfile::tempdir().unwrap();
+    let results = record(
+        &corpus,
+        &subs,
+        &options(work.path(), 1, 5),
+        autograder::record::IsolationChoice::Rlimits,
+    );
+    let rec = recording(&results, "monkeypatch");
+    for (case, text) in [
+        ("v1", "first"),
+        ("h1", "HIDDEN-MARKER-7976931348623158e308"),
+        ("v2", "second"),
+        ("h2", "HIDDEN-MARKER-98765432109876543210987654321"),
+        ("v3", "third"),
+    ] {
+        assert_eq!(
+            outcome(rec, &format!("parse_contract_json/{case}")),
+            &echo(text),
+            "{case}"
+        );
+    }
+}

@@ -55,11 +55,13 @@ reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
 compiled, before any of it ran; "K" alone when it does not compile; the
 reply's "pyc"), then "I" (imported), "E <json>" (import error),
 "C <i> <json>" (case outcome), "V" (every visible case answered:
-the supervisor then writes the hidden inputs on fd 4), "R" (stops after an out-of-memory or a
+the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
+list of their prepared inputs, and closes it), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
 from /proc itself. Cases' arguments are built once (the visible ones in the
-zygote before any fork, the hidden ones once per child) as marshal bytes;
-each call gets fresh copies.
+zygote before any fork, the hidden ones by the supervisor, which children
+never start from: once per worker when every case runs, once per job for a
+subset) as marshal bytes; each call gets fresh copies.
 """
 
 import sys
@@ -347,7 +349,7 @@ def _shares(v, arg_ids, seen, depth=0):
 
 def _prepare(case, built=False):
     """A case's input, built once (visible: in the zygote, before any fork;
-    hidden: once per child): (function name, marshal bytes of (args,
+    hidden: in the supervisor, see _Run.send_hidden): (function name, marshal bytes of (args,
     kwargs)). Each call gets fresh copies from `marshal.loads` (C, exact for
     the value model: dict order, bool vs int, -0.0 and NaN, big ints, tuples
     vs lists, lone surrogates; no shared objects at version 2). The bytes
@@ -712,9 +714,8 @@ def _child(request, res_w, out_w, hid_r, job_r):
                 # earlier one): only now do the hidden inputs come.
                 if start < visible:
                     _report("V")
-                hidden = _read_line(HIDDEN_FD)
-                hidden = _loads(hidden if hidden is not None else b"[]", object_hook=T.object_hook)
-                cases = cases + [_prepare(c, True) for c in hidden]
+                hidden = _read_hidden(HIDDEN_FD)
+                cases = cases + _marshal_loads(hidden)
                 del hidden
             text = _run_case(mod_dict, cases[i])
             restart = text is None
@@ -742,6 +743,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
 
 _PID = [0]
 _KEEP = []
+_HIDDEN_ALL = [None]  # the supervisor's: every hidden case's prepared input (marshal bytes)
 # Built-in exception classes -> (class, the start of their "raised" outcome).
 _RAISED_HEADS = {}
 _plain_json = None
@@ -1429,9 +1431,14 @@ class _Run:
         holding the interpreter lock, say) cannot stall the supervisor, whose
         timeouts then end it."""
         if self.hidden is None:
+            self.hidden = _HIDDEN_ALL[0] if self.chosen is None else None
+        if self.hidden is None:
             _write_all(1, b'{"need":"hidden"}\n')
             line = _read_line(0)
-            self.hidden = (line if line is not None else b"[]") + b"\n"
+            cases = _loads(line if line is not None else b"[]", object_hook=T.object_hook)
+            self.hidden = _marshal_dumps([_prepare(c, True) for c in cases], 2)
+            if self.chosen is None:  # every hidden case: the same for every job
+                _HIDDEN_ALL[0] = self.hidden
         os.set_blocking(st["hid_w"], False)
         st["hidden_left"] = memoryview(self.hidden)
         self.write_hidden(st)
@@ -1653,6 +1660,17 @@ class _Run:
         # The outcomes follow the head, each after a tab, as the child wrote
         # them (printable ASCII: no tab, no line end).
         return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes])
+
+
+def _read_hidden(fd):
+    """The hidden inputs the supervisor writes on `fd` (all of it, up to the
+    end it closes): marshal bytes of a list of prepared inputs."""
+    buf = bytearray()
+    while True:
+        chunk = _read(fd, 1 << 20)
+        if not chunk:
+            return bytes(buf) if buf else _marshal_dumps([], 2)
+        buf += chunk
 
 
 def _read_line(fd, one_byte=False):
