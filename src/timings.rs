@@ -76,7 +76,16 @@ impl std::ops::Sub for Spent {
 
 /// This thread's CPU time (user and system), in nanoseconds.
 fn thread_cpu_nanos() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    nanos(rustix::time::ClockId::ThreadCPUTime)
+}
+
+/// This process's CPU time (user and system, every thread) so far, in seconds.
+pub fn process_cpu_seconds() -> f64 {
+    nanos(rustix::time::ClockId::ProcessCPUTime) as f64 / 1e9
+}
+
+fn nanos(clock: rustix::time::ClockId) -> u64 {
+    let t = rustix::time::clock_gettime(clock);
     (t.tv_sec.max(0) as u64) * 1_000_000_000 + t.tv_nsec.max(0) as u64
 }
 

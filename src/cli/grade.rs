@@ -171,7 +171,7 @@ impl Timings {
     fn start() -> Timings {
         Timings {
             start: std::time::Instant::now(),
-            cpu: process_cpu_seconds(),
+            cpu: crate::timings::process_cpu_seconds(),
             store: crate::timings::STORE_LOAD.so_far(),
             grading: crate::timings::GRADING.so_far(),
             corpus: 0.0,
@@ -192,7 +192,7 @@ impl Timings {
         let total = self.start.elapsed().as_secs_f64();
         let store = crate::timings::STORE_LOAD.so_far() - self.store;
         let grading = crate::timings::GRADING.so_far() - self.grading;
-        let cpu = process_cpu_seconds() - self.cpu;
+        let cpu = crate::timings::process_cpu_seconds() - self.cpu;
         format!(
             "timings (wall seconds; CPU seconds summed over this process's threads):\n\
              \x20 corpus and its expected outcomes  {:.3} s\n\
@@ -211,12 +211,6 @@ impl Timings {
             total - self.graded,
         )
     }
-}
-
-/// CPU time (user and system) of this process so far, in seconds.
-fn process_cpu_seconds() -> f64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// Refuses a corpus whose pins the reference core contradicts: grading would

@@ -359,7 +359,8 @@ fn codec() -> impl bincode::Options {
 
 use bincode::Options as _;
 
-/// Writes a store file atomically (a temp file in its folder, then rename).
+/// Writes a store file atomically (a temp file in its folder, then put in
+/// place by [`super::store::replace`]).
 pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

@@ -429,11 +429,11 @@ fn from_store(
         let path = case_store::store_path(&opts.work_dir, &sha256, &made);
         Ok(case_store::load(&path, &sha256, &made, keys, &source).map_err(|m| (m, sha256)))
     });
-    match loaded {
-        Err(e) => deliver(job.index, Err(e)),
+    let delivered = match loaded {
+        Err(e) => Err(e),
         Ok(Ok(outcomes)) => {
             crate::timings::STORE_LOAD.found();
-            deliver(job.index, Ok((outcomes, None)))
+            Ok((outcomes, None))
         }
         Ok(Err((missing, sha256))) => {
             return Some(Job {
@@ -442,7 +442,8 @@ fn from_store(
                 ..job
             })
         }
-    }
+    };
+    deliver(job.index, delivered);
     None
 }
 

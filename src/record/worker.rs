@@ -857,12 +857,24 @@ mod tests {
         let order: Vec<usize> = reply.outcomes.iter().map(|(i, _)| *i).collect();
         assert_eq!(order, vec![0, 2, 3, 5, 1, 4, 6, 7]);
         assert_eq!(w.hidden_requests(), 3);
+        // Every case again: the supervisor keeps every hidden input it
+        // prepared for the first such job, and the outcomes are the same.
+        let again = w.record(src, None, &setup.inputs, None).unwrap();
+        assert_eq!(ran(&again, &corpus), ran(&reply, &corpus));
+        assert_eq!(w.hidden_requests(), 3);
+        // A subset still gets only its own (asked for again).
+        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![("h1".into(), json!(["h1", ["h1"]]))]
+        );
+        assert_eq!(w.hidden_requests(), 4);
 
         // An empty subset runs nothing; an index past the corpus is refused.
         let reply = w.record(src, None, &setup.inputs, Some(&[])).unwrap();
         assert!(reply.outcomes.is_empty());
         assert!(w.record(src, None, &setup.inputs, Some(&[8])).is_err());
-        assert_eq!(w.hidden_requests(), 3);
+        assert_eq!(w.hidden_requests(), 4);
     }
 }
 

@@ -16,8 +16,10 @@ H = {"__name__": "autograder_harness_check"}
 exec(compile(source[: -len("main()")], "harness.py", "exec"), H)
 H["INIT"] = {"cases": [], "timeout": 2, "wall": 60, "scratch": "/nonexistent", "tier": "none"}
 run = H["_Run"]({"source_hex": ""})
-# The inputs, as Rust sends them (given here: the supervisor asks once).
-run.hidden = b"".join(b"[%d]," % i for i in range(60000))[:-1] + b"\n"
+# The inputs as the supervisor prepares them (given here, not asked for):
+# marshal bytes of (function, marshal bytes of (args, kwargs)) pairs.
+run.hidden = H["_marshal_dumps"]([("f", H["_marshal_dumps"](([i, "x" * 40], {}), 2)) for i in range(5000)], 2)
+assert len(run.hidden) > 200000
 
 
 def alarm(signum, frame):
