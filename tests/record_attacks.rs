@@ -161,6 +161,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
         "channel-flood-import",
         "never-exits",
         "trace-harness",
+        "neighbours",
     ]);
     let work = tempfile::tempdir().unwrap();
     let before = peak_rss();
@@ -199,6 +200,25 @@ fn check_harness_attacks(isolation: IsolationChoice) {
             }
         );
     }
+    // Whatever the tier and uid, no other process is the child's to
+    // signal, re-limit, renice, re-pin or hand SIGIO to (its own seccomp
+    // filter, or its own uid); the same calls on itself work.
+    assert_eq!(
+        outcome(
+            recording(&results, "neighbours"),
+            "parse_contract_json/hostile"
+        ),
+        &CaseOutcome::Returned {
+            value: json!({
+                "others": [],
+                "own": ["signal", "limits", "priority", "affinity", "group signal"]
+            })
+            .into(),
+            shares_with_args: false,
+            args_changed: false
+        },
+        "under {isolation:?}"
+    );
     assert!(
         grown < 200 << 20,
         "recording the floods took {} MiB more memory",

@@ -66,10 +66,10 @@ fn racers() -> usize {
 #[test]
 fn a_racing_daemon_never_touches_the_next_submissions() {
     if !supervisor_scoped_everywhere() {
-        // Without a uid of its own or Landlock's signal scoping, the racer
-        // would kill this test's own processes (the same uid): the weakness
-        // is documented, and CI's root pass runs this test.
-        say!("record_racer: not run: no uid of the worker's own and no Landlock ABI 6 here");
+        // Without a uid of its own or Landlock (ptrace), the racer could
+        // stop this test's own processes (the same uid): the weakness is
+        // documented, and CI's root pass runs this test.
+        say!("record_racer: not run: no uid of the worker's own and no Landlock here");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

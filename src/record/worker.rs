@@ -112,10 +112,15 @@ struct SelfTest {
     root_hidden: bool,
     #[serde(default)]
     inet_refused: bool,
+    /// The child could not signal, re-limit or renice the zygote.
     #[serde(default)]
     zygote_unreachable: bool,
     #[serde(default)]
     landlock: Option<LandlockHeld>,
+    /// A seccomp filter was installed (the landlock tier's, or the other
+    /// tiers' one that keeps the child off other processes).
+    #[serde(default)]
+    seccomp: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -152,23 +157,23 @@ impl Ready {
             return refuse(format!("the sandbox self-test failed: {error}{hint}"));
         }
         let own_uid = if uid.is_some() { ", own uid" } else { "" };
-        // Under bwrap and rlimits: the scope-only Landlock domain, if any.
-        let scoped = match (&t.landlock, t.zygote_unreachable) {
-            (Some(held), true) => format!(
+        // What keeps the child off other processes: under bwrap and
+        // rlimits, the scope-only Landlock domain and the seccomp filter
+        // the harness puts in place where the kernel allows.
+        let mut scoped = String::new();
+        if let Some(held) = &t.landlock {
+            scoped += &format!(
                 ", Landlock ABI {} scope ({})",
                 held.landlock_abi,
                 held.rules.join(", ")
-            ),
-            (Some(held), false) => format!(
-                ", Landlock ABI {} scope ({}; signals NOT scoped)",
-                held.landlock_abi,
-                held.rules.join(", ")
-            ),
-            (None, true) => String::new(),
-            (None, false) => {
-                ", supervisor NOT protected (no uid of its own, no Landlock)".to_string()
-            }
-        };
+            );
+        }
+        if t.seccomp {
+            scoped += ", seccomp (other processes)";
+        }
+        if !t.zygote_unreachable {
+            scoped += "; other processes NOT out of reach (no uid of its own, no seccomp filter)";
+        }
         match setup.isolation {
             Isolation::Bwrap => {
                 // (bwrap's own root is listable: it holds only /usr, /tmp, ...)
@@ -191,13 +196,15 @@ impl Ready {
                         held.landlock_abi
                     ));
                 }
-                let signals = if t.zygote_unreachable {
-                    ""
-                } else {
-                    "; signals NOT scoped (Landlock ABI below 6 and no uid of its own)"
-                };
+                if !t.zygote_unreachable {
+                    return refuse(
+                        "the landlock tier's seccomp filter did not keep the self-test off \
+                         the zygote (signals, limits, priorities)"
+                            .into(),
+                    );
+                }
                 Ok(format!(
-                    "landlock: ABI {} ({}){own_uid}{signals}",
+                    "landlock: ABI {} ({}){own_uid}",
                     held.landlock_abi,
                     held.rules.join(", ")
                 ))
@@ -781,6 +788,14 @@ mod tests {
     #[test]
     fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
         python_check(include_str!("harness/hidden_check.py"), HARNESS_PY);
+    }
+
+    /// The seccomp filters alone keep a child off other processes (its
+    /// supervisor, the zygote, other workers, the grader): no Landlock ABI or
+    /// uid of its own needed, and the same calls on itself still work.
+    #[test]
+    fn a_child_cannot_signal_relimit_or_renice_another_process() {
+        python_check(include_str!("harness/confine_check.py"), CONFINE_PY);
     }
 
     #[test]

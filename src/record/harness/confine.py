@@ -19,7 +19,11 @@ io_uring, bpf, perf_event_open, keyrings, userfaultfd, System V and POSIX
 IPC objects (shmget, semget, msgget, mq_open), mount and namespace
 calls (mount, umount2, pivot_root, chroot, unshare, setns, the new mount API,
 clone with CLONE_NEW* flags; clone3 answers ENOSYS so libc falls back to
-clone), and every syscall of another ABI (i386 int 0x80, x32).
+clone), and every syscall of another ABI (i386 int 0x80, x32). It also keeps
+the child off every other process (NEIGHBOURS): signals, resource limits,
+priorities and SIGIO ownership only for itself (every ABI; without a uid of
+its own the child shares its uid with the grader). The bwrap and rlimits
+tiers get that part alone (`scope_only`).
 
 `confine()` raises OSError when a rule cannot be put in place: the harness then
 reports a sandbox failure instead of running student code under less.
@@ -206,6 +210,22 @@ _NR = {
     "semget": (64, 190),
     "msgget": (68, 186),
     "mq_open": (240, 180),
+    # Calls that act on another process named by its pid (see NEIGHBOURS).
+    "kill": (62, 129),
+    "tkill": (200, 130),
+    "tgkill": (234, 131),
+    "rt_sigqueueinfo": (129, 138),
+    "rt_tgsigqueueinfo": (297, 240),
+    "pidfd_send_signal": (424, 424),
+    "prlimit64": (302, 261),
+    "sched_setparam": (142, 118),
+    "sched_setscheduler": (144, 119),
+    "sched_setaffinity": (203, 122),
+    "sched_setattr": (314, 274),
+    "setpriority": (141, 140),
+    "ioprio_set": (251, 30),
+    "fcntl": (72, 25),
+    "ioctl": (16, 29),
 }
 DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root", "chroot",
@@ -216,6 +236,30 @@ DENIED = (
     # left for the next submission: Landlock does not cover them.
     "shmget", "semget", "msgget", "mq_open",
 )
+# Without a uid of its own a child shares its uid with its supervisor, the
+# zygote, the other workers and (outside bwrap's PID namespace) the grader:
+# the kernel lets it signal them, lower their resource limits (RLIMIT_FSIZE 0
+# kills the grader at its next write), renice them or make them a file's
+# SIGIO owner. Landlock scopes signals from ABI 6 and nothing else of this.
+# So every tier's child may do these only to itself (and, for kill, its own
+# process group: it leads a session of its own): {call: (rule, arguments)}.
+NEIGHBOURS = {
+    "kill": ("pid", 0),
+    "tkill": ("self", 0),
+    "tgkill": ("self", 0),
+    "rt_sigqueueinfo": ("self", 0),
+    "rt_tgsigqueueinfo": ("self", 0),
+    "pidfd_send_signal": ("never", None),
+    "prlimit64": ("self_or_0", 0),
+    "sched_setparam": ("self_or_0", 0),
+    "sched_setscheduler": ("self_or_0", 0),
+    "sched_setaffinity": ("self_or_0", 0),
+    "sched_setattr": ("self_or_0", 0),
+    "setpriority": ("which", 0),  # PRIO_PROCESS, then who
+    "ioprio_set": ("which", 1),  # IOPRIO_WHO_PROCESS, then who
+    "fcntl": ("cmd", (8, 15)),  # F_SETOWN, F_SETOWN_EX
+    "ioctl": ("cmd", (0x8901, 0x8902)),  # FIOSETOWN, SIOCSPGRP
+}
 _CLONE_NEW = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _AF_UNIX = 1
 _EPERM, _ENOSYS, _EAFNOSUPPORT = 1, 38, 97
@@ -227,10 +271,19 @@ _JSET = 0x45
 _RET = 0x06
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
+# seccomp_data: the call's number, its architecture, then six 64-bit
+# arguments; a pid, a `which` or a command is the low half of its argument
+# (the kernel takes an int).
+_NR_AT, _ARCH_AT = 0, 4
+_ARG_AT = (16, 24)
+# Stand-ins for the child's own pid, filled in by `_with_pid` in the child.
+_PID, _MINUS_PID = "pid", "-pid"
 
 
 def _assemble(program):
-    """Classic BPF from (code, k, jt_label, jf_label) rows and "label" strings."""
+    """Classic BPF from (code, k, jt_label, jf_label) rows and "label"
+    strings. Returns (code, rows, [(row, sign)]): where the rows whose k is
+    the child's pid (sign 1) or its negation (-1) are."""
     labels = {}
     rows = []
     for item in program:
@@ -239,53 +292,114 @@ def _assemble(program):
         else:
             rows.append(item)
     out = b""
+    holes = []
     for i, (code, k, jt, jf) in enumerate(rows):
         t = labels[jt] - i - 1 if jt else 0
         f = labels[jf] - i - 1 if jf else 0
         if not (0 <= t < 256 and 0 <= f < 256):
             raise OSError(22, "seccomp: jump out of range")
+        if k in (_PID, _MINUS_PID):
+            holes.append((i, 1 if k == _PID else -1))
+            k = 0
         out += struct.pack("=HBBI", code, t, f, k & 0xFFFFFFFF)
-    return out, len(rows)
+    return out, len(rows), holes
 
 
-def seccomp_program(machine):
-    """The filter for `machine` (os.uname().machine); None when unknown."""
+def _neighbour_rules():
+    """The bodies of NEIGHBOURS' rules (each ends in "allow" or "eperm")."""
+    arg0, arg1 = _ARG_AT
+    return [
+        "n:pid",
+        (_LD_W_ABS, arg0, None, None),
+        (_JEQ, _PID, "allow", None),
+        (_JEQ, 0, "allow", None),
+        (_JEQ, _MINUS_PID, "allow", "eperm"),
+        "n:self",
+        (_LD_W_ABS, arg0, None, None),
+        (_JEQ, _PID, "allow", "eperm"),
+        "n:self_or_0",
+        (_LD_W_ABS, arg0, None, None),
+        (_JEQ, 0, "allow", None),
+        (_JEQ, _PID, "allow", "eperm"),
+        "n:never",
+        (_RET, _ERRNO | _EPERM, None, None),
+        "n:which:0",
+        (_LD_W_ABS, arg0, None, None),
+        (_JEQ, 0, "n:who", "eperm"),
+        "n:which:1",
+        (_LD_W_ABS, arg0, None, None),
+        (_JEQ, 1, "n:who", "eperm"),
+        "n:who",
+        (_LD_W_ABS, arg1, None, None),
+        (_JEQ, 0, "allow", None),
+        (_JEQ, _PID, "allow", "eperm"),
+    ] + [
+        row
+        for name, (rule, cmds) in sorted(NEIGHBOURS.items())
+        if rule == "cmd"
+        for row in ["n:cmd:" + name, (_LD_W_ABS, arg1, None, None)]
+        + [(_JEQ, c, "eperm", None) for c in cmds]
+        + [(_RET, _ALLOW, None, None)]
+    ]
+
+
+def _neighbour_label(name):
+    rule, arg = NEIGHBOURS[name]
+    if rule == "which":
+        return "n:which:%d" % arg
+    if rule == "cmd":
+        return "n:cmd:" + name
+    return "n:" + rule
+
+
+def seccomp_program(machine, tier="landlock"):
+    """The filter for `machine` (os.uname().machine); None when unknown.
+    The landlock tier's refuses everything the module's doc lists; the other
+    tiers' only keeps the child off other processes (NEIGHBOURS). Both
+    answer ENOSYS to another ABI's calls. Fill the pid in with `_with_pid`."""
     if machine not in _AUDIT_ARCH:
         return None
     col = 0 if machine == "x86_64" else 1
     nr = {name: pair[col] for name, pair in _NR.items()}
     p = [
-        (_LD_W_ABS, 4, None, None),  # seccomp_data.arch
+        (_LD_W_ABS, _ARCH_AT, None, None),
         (_JEQ, _AUDIT_ARCH[machine], "native", "enosys"),
         "native",
-        (_LD_W_ABS, 0, None, None),  # seccomp_data.nr
+        (_LD_W_ABS, _NR_AT, None, None),
     ]
     if machine == "x86_64":
         p.append((_JGE, 0x40000000, "enosys", None))  # the x32 ABI
+    for name in sorted(NEIGHBOURS):
+        p.append((_JEQ, nr[name], _neighbour_label(name), None))
+    if tier == "landlock":
+        p += [
+            (_JEQ, nr["socket"], "domain", None),
+            (_JEQ, nr["socketpair"], "domain", None),
+            (_JEQ, nr["clone"], "clone", None),
+            (_JEQ, nr["clone3"], "enosys", None),
+        ]
+        for name in DENIED:
+            p.append((_JEQ, nr[name], "eperm", None))
+    p.append((_RET, _ALLOW, None, None))
+    p += _neighbour_rules()
+    if tier == "landlock":
+        p += [
+            "domain",
+            (_LD_W_ABS, _ARG_AT[0], None, None),  # the address family
+            (_JEQ, _AF_UNIX, "allow", "eafnosupport"),
+            "clone",
+            (_LD_W_ABS, _ARG_AT[0], None, None),  # the flags
+            (_JSET, _CLONE_NEW, "eperm", "allow"),
+            "eafnosupport",
+            (_RET, _ERRNO | _EAFNOSUPPORT, None, None),
+        ]
     p += [
-        (_JEQ, nr["socket"], "domain", None),
-        (_JEQ, nr["socketpair"], "domain", None),
-        (_JEQ, nr["clone"], "clone", None),
-        (_JEQ, nr["clone3"], "enosys", None),
-    ]
-    for name in DENIED:
-        p.append((_JEQ, nr[name], "eperm", None))
-    p += [
-        (_RET, _ALLOW, None, None),
-        "domain",
-        (_LD_W_ABS, 16, None, None),  # args[0], low half: the address family
-        (_JEQ, _AF_UNIX, "allow", "eafnosupport"),
-        "clone",
-        (_LD_W_ABS, 16, None, None),  # args[0], low half: the flags
-        (_JSET, _CLONE_NEW, "eperm", "allow"),
         "allow",
         (_RET, _ALLOW, None, None),
         "eperm",
         (_RET, _ERRNO | _EPERM, None, None),
         "enosys",
         (_RET, _ERRNO | _ENOSYS, None, None),
-        "eafnosupport",
-        (_RET, _ERRNO | _EAFNOSUPPORT, None, None),
     ]
     return _assemble(p)
 
@@ -294,62 +408,79 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _seccomp_plan():
-    """(architecture, the filter as the kernel takes it, what keeps it alive)."""
+def _seccomp_plan(tier):
+    """(architecture, the filter's code, its rows, where the pid goes)."""
     machine = os.uname().machine
-    built = seccomp_program(machine)
+    built = seccomp_program(machine, tier)
     if built is None:
         raise OSError(95, "seccomp: no filter for the %s architecture" % machine)
-    code, n = built
-    buf = ctypes.create_string_buffer(code)
-    prog = _SockFprog(n, ctypes.addressof(buf))
-    return (machine, ctypes.byref(prog), (buf, prog))
+    return (machine,) + built
 
 
-def seccomp():
-    """Installs the filter; returns the architecture it was built for."""
-    plan = _PREPARED.get("seccomp")
+def _with_pid(code, holes, pid):
+    """The filter's code with the child's own pid where it goes."""
+    buf = ctypes.create_string_buffer(code, len(code))
+    for row, sign in holes:
+        struct.pack_into("=I", buf, row * 8 + 4, (sign * pid) & 0xFFFFFFFF)
+    return buf
+
+
+def seccomp(tier="landlock"):
+    """Installs the tier's filter for this process; returns the architecture
+    it was built for."""
+    plan = _PREPARED.get(("seccomp", tier))
     if plan is None:
-        plan = _seccomp_plan()
-    machine, prog, _ = plan
+        plan = _seccomp_plan(tier)
+    machine, code, n, holes = plan
+    buf = _with_pid(code, holes, os.getpid())
+    prog = _SockFprog(n, ctypes.addressof(buf))
     if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-    if _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, prog, 0, 0) != 0:
+    if _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         _fail("prctl(PR_SET_SECCOMP)")
     return machine
 
 
 def scope_only():
-    """A Landlock domain that confines nothing on the filesystem or network
-    but keeps the process's hands off everything outside it: ptrace of
-    processes outside the domain is refused on every ABI, signals and
-    abstract UNIX sockets too from ABI 6. The bwrap and rlimits tiers enter
-    it where the kernel allows, so a child without a uid of its own cannot
-    stop or kill its supervisor. Returns the names of what it restricts, or
-    None without Landlock."""
+    """What the bwrap and rlimits tiers put around a child, where the kernel
+    allows: a Landlock domain that confines nothing on the filesystem or
+    network but keeps the process's hands off everything outside it (ptrace
+    of processes outside the domain refused on every ABI, signals and
+    abstract UNIX sockets too from ABI 6), then the seccomp filter that
+    keeps it off other processes (NEIGHBOURS). So a child without a uid of
+    its own cannot stop, kill, re-limit or renice its supervisor, the zygote,
+    another worker or the grader. Best effort: returns what held, e.g.
+    {"landlock_abi": 7, "rules": ["ptrace", "signals", "abstract-unix"],
+    "seccomp": True}, with "landlock_abi" None without Landlock."""
+    global LAST
     plan = _PREPARED.get("scope")
     if plan is None:
         plan = _scope_plan()
-    if plan is False:
-        return None
-    v, attr, size, rules = plan
-    ruleset = _syscall(_NR_CREATE_RULESET, attr, size, _ZERO)
-    if ruleset < 0:
-        _fail("landlock_create_ruleset")
+    v, rules = None, []
+    if plan is not False:
+        v, attr, size, rules = plan
+        ruleset = _syscall(_NR_CREATE_RULESET, attr, size, _ZERO)
+        if ruleset < 0:
+            _fail("landlock_create_ruleset")
+        try:
+            if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+            if _syscall(_NR_RESTRICT_SELF, int(ruleset), _ZERO) != 0:
+                _fail("landlock_restrict_self")
+        finally:
+            os.close(int(ruleset))
     try:
-        if _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-        if _syscall(_NR_RESTRICT_SELF, int(ruleset), _ZERO) != 0:
-            _fail("landlock_restrict_self")
-    finally:
-        os.close(int(ruleset))
-    global LAST
-    LAST = {"landlock_abi": v, "rules": list(rules)}
+        seccomp("scope")
+        filtered = True
+    except OSError:
+        filtered = False
+    LAST = {"landlock_abi": v, "rules": list(rules), "seccomp": filtered}
     return LAST
 
 
 def _scope_plan():
-    """What `scope_only` does, worked out once; False without Landlock."""
+    """The Landlock part of `scope_only`, worked out once; False without
+    Landlock."""
     v = abi()
     if v < 1:
         return False
@@ -371,10 +502,11 @@ def prepare(tier, read_roots):
     `confine` or `scope_only` would otherwise work out again (the kernel's
     ABI, the rulesets' attributes, the seccomp filter): a child then only
     makes the system calls. Best effort: a child works out what is missing."""
+    filter_tier = "landlock" if tier == "landlock" else "scope"
     try:
+        _PREPARED[("seccomp", filter_tier)] = _seccomp_plan(filter_tier)
         if tier == "landlock":
             _PREPARED[("landlock", tuple(read_roots))] = _landlock_plan(read_roots)
-            _PREPARED["seccomp"] = _seccomp_plan()
         else:
             _PREPARED["scope"] = _scope_plan()
     except OSError:
@@ -386,11 +518,11 @@ def confine(read_roots, write_root):
     {"landlock_abi": 7, "rules": ["files", "tcp", "signals", "abstract-unix", "seccomp"]}."""
     global LAST
     v, held = landlock(read_roots, write_root)
-    seccomp()
-    LAST = {"landlock_abi": v, "rules": held + ["seccomp"]}
+    seccomp("landlock")
+    LAST = {"landlock_abi": v, "rules": held + ["seccomp"], "seccomp": True}
     return LAST
 
 
-LAST = None  # what the last confine() put in place (the harness's self-test reports it)
+LAST = None  # what the last confine() or scope_only() put in place (the self-test reports it)
 _PREPARED = {}  # see prepare
 _ZERO = ctypes.c_uint32(0)

@@ -573,9 +573,11 @@ def _drop_privileges():
 
 
 def _enter_sandbox(jobdir, name):
-    """Limits, the worker uid, the submission's folder and (landlock tier)
-    the child's own Landlock domain and seccomp filter; returns the folder
-    `name` made in jobdir for this child. Raises when any of it fails."""
+    """Limits, the worker uid, the submission's folder, then the child's
+    own Landlock domain and seccomp filter (landlock tier) or the scope-only
+    domain and the filter that keeps it off other processes (the others);
+    returns the folder `name` made in jobdir for this child. Raises when any
+    of it fails."""
     try:
         # The worker's own processes are the OOM killer's last choice
         # (-1000, set by Rust); the submission's are its first.
@@ -598,8 +600,9 @@ def _enter_sandbox(jobdir, name):
         # tempfile would try /tmp and /var/tmp first, now unwritable.
         os.environ["TMPDIR"] = here
     else:
-        # The other tiers still keep the child from tracing or signalling
-        # what is outside it, where the kernel has Landlock.
+        # The other tiers still keep the child from tracing (where the
+        # kernel has Landlock), signalling, re-limiting or renicing what is
+        # outside it.
         C.scope_only()
     return here
 
@@ -1948,7 +1951,10 @@ def _self_test():
             jobdir = os.path.join(INIT["scratch"], "selftest%d" % zygote)
             _Run.make_jobdir_for(jobdir)
             here = _enter_sandbox(jobdir, "0")
-            out["landlock"] = C.LAST
+            held = C.LAST or {}
+            if held.get("landlock_abi"):
+                out["landlock"] = {"landlock_abi": held["landlock_abi"], "rules": held["rules"]}
+            out["seccomp"] = bool(held.get("seccomp"))
 
             def denied(what, fn):
                 try:
@@ -1977,7 +1983,16 @@ def _self_test():
                 s.close()
 
             out["inet_refused"] = denied("socket", connect)
-            out["zygote_unreachable"] = denied("kill", lambda: os.kill(zygote, 0))
+            # Signals, resource limits and priorities: none of the zygote's
+            # may be the child's to change (a signal 0, a read, a no-op set).
+            out["zygote_unreachable"] = (
+                denied("kill", lambda: os.kill(zygote, 0))
+                and denied("prlimit", lambda: resource.prlimit(zygote, resource.RLIMIT_NOFILE))
+                and denied(
+                    "setpriority",
+                    lambda: os.setpriority(os.PRIO_PROCESS, zygote, os.getpriority(os.PRIO_PROCESS, zygote)),
+                )
+            )
             out["ok"] = True
         except BaseException as e:
             out = {"ok": False, "error": _text("%s: %s" % (type(e).__name__, e))}

@@ -1,0 +1,143 @@
+# A test (src/record/worker.rs): the seccomp filters keep a child off every
+# other process by themselves, whatever the Landlock ABI or the uid (run as
+# root here, where the kernel would let every call through). For each
+# tier's filter a forked child tries each call on itself, on its own process
+# group, on its parent and on every process (-1); prints "ok <calls>". Run
+# with confine.py's source on stdin.
+import ctypes
+import fcntl
+import os
+import resource
+import signal
+import socket
+import sys
+import threading
+
+C = {"__name__": "autograder_confine_check"}
+exec(compile(sys.stdin.read(), "confine.py", "exec"), C)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+COL = 0 if os.uname().machine == "x86_64" else 1
+EXTRA_NR = {"sched_getattr": (315, 275), "ioprio_get": (252, 31)}
+
+
+def syscall(name, *args):
+    """The raw call (no libc wrapper for some); OSError on failure."""
+    nr = (C["_NR"].get(name) or EXTRA_NR[name])[COL]
+    LIBC.syscall.restype = ctypes.c_long
+    v = LIBC.syscall(nr, *args)
+    if v < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "%s: %s" % (name, os.strerror(e)))
+    return v
+
+
+def queued():
+    """A siginfo for rt_(tg)sigqueueinfo: signal 0, si_code SI_QUEUE."""
+    info = ctypes.create_string_buffer(128)
+    ctypes.c_int.from_buffer(info, 8).value = -1
+    return info
+
+
+def same_attr(pid):
+    attr = ctypes.create_string_buffer(56)
+    syscall("sched_getattr", pid, attr, 56, 0)
+    syscall("sched_setattr", pid, attr, 0)
+
+
+def same_ioprio(pid):
+    syscall("ioprio_set", 1, pid, syscall("ioprio_get", 1, pid))
+
+
+def probes(me, parent):
+    """(what, target, call): target is "own" (must work) or "other"."""
+    r, w = os.pipe()
+    a, b = socket.socketpair()
+    return [
+        ("tkill", "own", lambda: syscall("tkill", me, 0)),
+        ("tgkill", "own", lambda: syscall("tgkill", me, me, 0)),
+        ("rt_sigqueueinfo", "own", lambda: syscall("rt_sigqueueinfo", me, 0, queued())),
+        ("rt_tgsigqueueinfo", "own", lambda: syscall("rt_tgsigqueueinfo", me, me, 0, queued())),
+        ("sched_setparam", "own", lambda: os.sched_setparam(0, os.sched_getparam(0))),
+        ("sched_setattr", "own", lambda: same_attr(0)),
+        ("ioprio_set", "own", lambda: same_ioprio(0)),
+        ("tkill", "other", lambda: syscall("tkill", parent, 0)),
+        ("tgkill", "other", lambda: syscall("tgkill", parent, parent, 0)),
+        ("rt_sigqueueinfo", "other", lambda: syscall("rt_sigqueueinfo", parent, 0, queued())),
+        ("rt_tgsigqueueinfo", "other", lambda: syscall("rt_tgsigqueueinfo", parent, parent, 0, queued())),
+        ("sched_setparam", "other", lambda: os.sched_setparam(parent, os.sched_getparam(parent))),
+        ("sched_setattr", "other", lambda: same_attr(parent)),
+        ("ioprio_set", "other", lambda: same_ioprio(parent)),
+        # Not for a process: refused even for its own group (a user's, with
+        # who 0, would reach every process of the uid).
+        ("ioprio_set group", "other", lambda: syscall("ioprio_set", 2, 0, syscall("ioprio_get", 2, 0))),
+        ("kill", "own", lambda: os.kill(me, 0)),
+        ("kill group", "own", lambda: os.kill(0, 0)),
+        ("killpg own", "own", lambda: os.killpg(me, 0)),
+        ("pthread_kill", "own", lambda: signal.pthread_kill(threading.get_ident(), 0)),
+        ("setrlimit", "own", lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0))),
+        ("prlimit", "own", lambda: resource.prlimit(me, resource.RLIMIT_NOFILE)),
+        ("nice", "own", lambda: os.nice(0)),
+        ("setpriority", "own", lambda: os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0))),
+        ("affinity", "own", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
+        ("F_GETFL", "own", lambda: fcntl.fcntl(r, fcntl.F_GETFL)),
+        ("kill", "other", lambda: os.kill(parent, 0)),
+        ("kill all", "other", lambda: os.kill(-1, 0)),
+        ("killpg", "other", lambda: os.killpg(os.getpgid(parent), 0)),
+        ("prlimit", "other", lambda: resource.prlimit(parent, resource.RLIMIT_NOFILE)),
+        ("setpriority", "other", lambda: os.setpriority(os.PRIO_PROCESS, parent, os.getpriority(os.PRIO_PROCESS, parent))),
+        ("setpriority user", "other", lambda: os.setpriority(os.PRIO_USER, 0, os.getpriority(os.PRIO_PROCESS, 0))),
+        ("affinity", "other", lambda: os.sched_setaffinity(parent, os.sched_getaffinity(parent))),
+        ("sched_setscheduler", "other", lambda: os.sched_setscheduler(parent, os.sched_getscheduler(parent), os.sched_getparam(parent))),
+        ("F_SETOWN", "other", lambda: fcntl.fcntl(r, fcntl.F_SETOWN, parent)),
+        ("FIOSETOWN", "other", lambda: fcntl.ioctl(a, 0x8901, parent.to_bytes(4, "little"))),
+    ] + (
+        [("pidfd_send_signal", "other", lambda: signal.pidfd_send_signal(os.pidfd_open(parent), 0))]
+        if hasattr(signal, "pidfd_send_signal") and hasattr(os, "pidfd_open")
+        else []
+    )
+
+
+def run(tier):
+    """Forks a child that installs `tier`'s filter and reports what was
+    refused that should work, and what worked that should be refused."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        wrong = []
+        try:
+            os.setsid()
+            me, parent = os.getpid(), os.getppid()
+            calls = probes(me, parent)
+            C["seccomp"](tier)
+            for what, target, call in calls:
+                try:
+                    call()
+                    if target == "other":
+                        wrong.append("%s on another process worked" % what)
+                except OSError as e:
+                    if target == "own":
+                        wrong.append("%s on itself refused: %s" % (what, e))
+            wrong.append("probes %d" % len(calls))
+        except BaseException as e:
+            wrong.append("error: %r" % e)
+        os.write(w, "\n".join(wrong).encode())
+        os._exit(0)
+    os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    lines = out.decode().split("\n")
+    assert lines[-1].startswith("probes "), lines
+    assert lines[:-1] == [], "%s tier: %s" % (tier, lines[:-1])
+    return int(lines[-1].split()[1])
+
+
+n = sum(run(tier) for tier in ("landlock", "scope"))
+print("ok %d" % n)
