@@ -3,7 +3,8 @@
 //! to lean on): it cannot read the corpus, another submission, the user's
 //! home or the grader's binary; cannot write outside its own folder; cannot
 //! connect to or bind on 127.0.0.1 (nor open any network socket); cannot
-//! signal or ptrace its supervisor. The same probe under bwrap checks what
+//! reach the host's UNIX sockets (by path or abstract name); cannot signal
+//! or ptrace its supervisor. The same probe under bwrap checks what
 //! bwrap promises in turn.
 
 #[macro_use]
@@ -37,6 +38,7 @@ fn probe(tier: IsolationChoice) -> (Vec<String>, Vec<PathBuf>) {
     ];
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
     let port = listener.local_addr().unwrap().port();
+    let unix = HostSockets::open(&tag);
     let corpus_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/course.toml");
     let mut home_file = Path::new(&home).join(".profile");
     if !home_file.is_file() {
@@ -52,6 +54,9 @@ fn probe(tier: IsolationChoice) -> (Vec<String>, Vec<PathBuf>) {
         },
         "write": writes,
         "port": port,
+        "unix_stream": unix.stream_path,
+        "unix_datagram": unix.datagram_path,
+        "unix_abstract": tag,
     });
     let corpus = corpus(vec![case(
         "parse_contract_json",
@@ -74,7 +79,65 @@ fn probe(tier: IsolationChoice) -> (Vec<String>, Vec<PathBuf>) {
         .map(|v| v.as_str().unwrap_or("?").to_string())
         .collect();
     drop(listener);
+    unix.assert_untouched(tier);
     (worked, writes)
+}
+
+/// UNIX sockets of the host's that only the sandbox keeps student code
+/// from: a stream and a datagram one by path (in a folder every uid may
+/// enter, the sockets writable by all, so that a worker uid of its own
+/// would not stop it either) and a stream one by abstract name.
+struct HostSockets {
+    _dir: tempfile::TempDir,
+    stream_path: PathBuf,
+    datagram_path: PathBuf,
+    stream: std::os::unix::net::UnixListener,
+    datagram: std::os::unix::net::UnixDatagram,
+    abstract_stream: std::os::unix::net::UnixListener,
+}
+
+impl HostSockets {
+    fn open(abstract_name: &str) -> HostSockets {
+        use std::os::linux::net::SocketAddrExt;
+        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::net::{SocketAddr, UnixDatagram, UnixListener};
+        let dir = tempfile::tempdir().unwrap();
+        let open_to_all = |p: &Path, mode| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        open_to_all(dir.path(), 0o755);
+        let stream_path = dir.path().join("stream.sock");
+        let stream = UnixListener::bind(&stream_path).unwrap();
+        open_to_all(&stream_path, 0o777);
+        let datagram_path = dir.path().join("datagram.sock");
+        let datagram = UnixDatagram::bind(&datagram_path).unwrap();
+        open_to_all(&datagram_path, 0o777);
+        let name = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        let abstract_stream = UnixListener::bind_addr(&name).unwrap();
+        for s in [&stream, &abstract_stream] {
+            s.set_nonblocking(true).unwrap();
+        }
+        datagram.set_nonblocking(true).unwrap();
+        HostSockets {
+            _dir: dir,
+            stream_path,
+            datagram_path,
+            stream,
+            datagram,
+            abstract_stream,
+        }
+    }
+
+    /// Nothing connected to or was sent to any of them.
+    fn assert_untouched(&self, tier: IsolationChoice) {
+        let would_block = |r: std::io::Result<()>, what: &str| match r {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            other => panic!("{tier:?}: the host's {what} socket was reached: {other:?}"),
+        };
+        would_block(self.stream.accept().map(drop), "UNIX stream");
+        would_block(self.abstract_stream.accept().map(drop), "abstract UNIX");
+        would_block(self.datagram.recv(&mut [0; 16]).map(drop), "UNIX datagram");
+    }
 }
 
 #[test]

@@ -791,10 +791,11 @@ mod tests {
     }
 
     /// The seccomp filters alone keep a child off other processes (its
-    /// supervisor, the zygote, other workers, the grader): no Landlock ABI or
-    /// uid of its own needed, and the same calls on itself still work.
+    /// supervisor, the zygote, other workers, the grader) and, under the
+    /// landlock tier, off the host's UNIX sockets: no Landlock ABI or uid of
+    /// its own needed, and the same calls on itself still work.
     #[test]
-    fn a_child_cannot_signal_relimit_or_renice_another_process() {
+    fn a_child_cannot_reach_another_process_or_a_host_socket() {
         python_check(include_str!("harness/confine_check.py"), CONFINE_PY);
     }
 

@@ -14,7 +14,9 @@ Landlock (Linux 5.13+, no privilege needed, works inside containers):
   TCP      bind and connect refused (ABI >= 4);
   scopes   signals and abstract UNIX sockets only within the domain (ABI >= 6):
            the child cannot signal its supervisor or another worker.
-seccomp refuses sockets other than AF_UNIX, ptrace, process_vm_readv/writev,
+seccomp refuses sockets other than AF_UNIX stream and seqpacket ones (made
+by socketpair: connect is refused, and a datagram could be sent to any path),
+ptrace, process_vm_readv/writev,
 io_uring, bpf, perf_event_open, keyrings, userfaultfd, System V and POSIX
 IPC objects (shmget, semget, msgget, mq_open), mount and namespace
 calls (mount, umount2, pivot_root, chroot, unshare, setns, the new mount API,
@@ -179,6 +181,7 @@ _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _NR = {
     "socket": (41, 198),
     "socketpair": (53, 199),
+    "connect": (42, 203),
     "clone": (56, 220),
     "clone3": (435, 435),
     "ptrace": (101, 117),
@@ -235,6 +238,11 @@ DENIED = (
     # IPC objects outlive the process and, without a uid of its own, could be
     # left for the next submission: Landlock does not cover them.
     "shmget", "semget", "msgget", "mq_open",
+    # Landlock does not cover a UNIX socket's path either: connect() would
+    # reach the user's D-Bus session (and through it systemd, which runs
+    # anything), ssh-agent, X11, docker.sock, and below ABI 6 any abstract
+    # socket. Only AF_UNIX sockets exist, so connect() has nothing else to do.
+    "connect",
 )
 # Without a uid of its own a child shares its uid with its supervisor, the
 # zygote, the other workers and (outside bwrap's PID namespace) the grader:
@@ -262,12 +270,16 @@ NEIGHBOURS = {
 }
 _CLONE_NEW = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _AF_UNIX = 1
+# The socket types whose send calls take no address (a datagram's does, to
+# any path: AF_UNIX makes SOCK_RAW a datagram socket too).
+_SOCK_STREAM, _SOCK_SEQPACKET, _SOCK_TYPE_MASK = 1, 5, 0xF
 _EPERM, _ENOSYS, _EAFNOSUPPORT = 1, 38, 97
 
 _LD_W_ABS = 0x20
 _JEQ = 0x15
 _JGE = 0x35
 _JSET = 0x45
+_AND = 0x54
 _RET = 0x06
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
@@ -386,7 +398,11 @@ def seccomp_program(machine, tier="landlock"):
         p += [
             "domain",
             (_LD_W_ABS, _ARG_AT[0], None, None),  # the address family
-            (_JEQ, _AF_UNIX, "allow", "eafnosupport"),
+            (_JEQ, _AF_UNIX, None, "eafnosupport"),
+            (_LD_W_ABS, _ARG_AT[1], None, None),  # the type, with its flags
+            (_AND, _SOCK_TYPE_MASK, None, None),
+            (_JEQ, _SOCK_STREAM, "allow", None),
+            (_JEQ, _SOCK_SEQPACKET, "allow", "eperm"),
             "clone",
             (_LD_W_ABS, _ARG_AT[0], None, None),  # the flags
             (_JSET, _CLONE_NEW, "eperm", "allow"),

@@ -2,8 +2,9 @@
 # other process by themselves, whatever the Landlock ABI or the uid (run as
 # root here, where the kernel would let every call through). For each
 # tier's filter a forked child tries each call on itself, on its own process
-# group, on its parent and on every process (-1); prints "ok <calls>". Run
-# with confine.py's source on stdin.
+# group, on its parent and on every process (-1); under the landlock tier's
+# it also tries the UNIX sockets that could reach a host socket. Prints
+# "ok <calls>". Run with confine.py's source on stdin.
 import ctypes
 import fcntl
 import os
@@ -51,7 +52,8 @@ def same_ioprio(pid):
 
 
 def probes(me, parent):
-    """(what, target, call): target is "own" (must work) or "other"."""
+    """(what, target, call): target is "own" (on itself, must work) or
+    "other" (on another process, must be refused)."""
     r, w = os.pipe()
     a, b = socket.socketpair()
     return [
@@ -99,6 +101,25 @@ def probes(me, parent):
     )
 
 
+def socket_probes(listening):
+    """The landlock tier's: only UNIX stream and seqpacket sockets, made by
+    socketpair (connect refused, even to a listener that would accept)."""
+    def connect():
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(listening)
+
+    return [
+        ("socketpair", "own", lambda: socket.socketpair()),
+        ("seqpacket socketpair", "own", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)),
+        ("stream socket", "own", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)),
+        ("connect to a listening socket", "other", connect),
+        ("datagram socket", "other", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)),
+        ("raw socket (a datagram one)", "other", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_RAW)),
+        ("datagram socketpair", "other", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)),
+        ("inet socket", "other", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
+    ]
+
+
 def run(tier):
     """Forks a child that installs `tier`'s filter and reports what was
     refused that should work, and what worked that should be refused."""
@@ -111,15 +132,17 @@ def run(tier):
             os.setsid()
             me, parent = os.getpid(), os.getppid()
             calls = probes(me, parent)
+            if tier == "landlock":
+                calls += socket_probes(LISTENING)
             C["seccomp"](tier)
             for what, target, call in calls:
                 try:
                     call()
                     if target == "other":
-                        wrong.append("%s on another process worked" % what)
+                        wrong.append("%s: worked, must be refused" % what)
                 except OSError as e:
                     if target == "own":
-                        wrong.append("%s on itself refused: %s" % (what, e))
+                        wrong.append("%s: refused, must work (%s)" % (what, e))
             wrong.append("probes %d" % len(calls))
         except BaseException as e:
             wrong.append("error: %r" % e)
@@ -139,5 +162,11 @@ def run(tier):
     return int(lines[-1].split()[1])
 
 
+# A listener the landlock tier's child must not reach (an abstract name:
+# nothing on disk to clean up).
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+LISTENING = "\0autograder-confine-check-%d" % os.getpid()
+listener.bind(LISTENING)
+listener.listen(8)
 n = sum(run(tier) for tier in ("landlock", "scope"))
 print("ok %d" % n)
