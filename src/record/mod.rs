@@ -156,14 +156,16 @@ pub struct SubmissionRecording {
     pub result: Result<Recording, RecordError>,
 }
 
-/// The harness version stored in recordings; changes whenever the embedded
-/// harness does, so cached recordings are redone.
+/// The harness version stored in recordings; changes whenever any of the
+/// embedded harness's sources does (its sandbox rules among them), so
+/// cached recordings are redone.
 pub fn harness_version() -> &'static str {
     static V: OnceLock<String> = OnceLock::new();
     V.get_or_init(|| {
         let mut h = Sha256::new();
-        h.update(worker::HARNESS_PY.as_bytes());
-        h.update(worker::TAGGED_PY.as_bytes());
+        for source in worker::HARNESS_SOURCES {
+            h.update(source.as_bytes());
+        }
         let digest = hex::encode(h.finalize());
         format!("autograder-harness/1+{}", &digest[..12])
     })

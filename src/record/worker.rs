@@ -20,8 +20,11 @@ use std::time::Duration;
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
 /// The Python half of the tagged-JSON codec, sent to the harness at start.
 pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
-/// The landlock tier's Landlock domain and seccomp filter, sent likewise.
+/// Every tier's Landlock domain and seccomp filter, sent likewise.
 pub const CONFINE_PY: &str = include_str!("harness/confine.py");
+/// Every Python source the harness runs: a change to any of them makes
+/// stored outcomes stale (see `harness_version`).
+pub const HARNESS_SOURCES: [&str; 3] = [HARNESS_PY, TAGGED_PY, CONFINE_PY];
 
 /// Limits every child runs under.
 #[derive(Clone, Debug)]
@@ -788,6 +791,33 @@ mod tests {
     #[test]
     fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
         python_check(include_str!("harness/hidden_check.py"), HARNESS_PY);
+    }
+
+    /// A change to the sandbox's rules (confine.py) redoes stored outcomes
+    /// as a change to the harness does: every Python source in
+    /// `harness/` but the tests' is hashed into the harness version.
+    #[test]
+    fn the_harness_version_covers_every_source_the_harness_runs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/record/harness");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.ends_with(".py") || name.ends_with("_check.py") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                HARNESS_SOURCES.contains(&text.as_str()),
+                "{name} runs in the harness but is not in HARNESS_SOURCES"
+            );
+            seen += 1;
+        }
+        assert_eq!(
+            seen,
+            HARNESS_SOURCES.len(),
+            "a source in HARNESS_SOURCES is not in {dir:?}"
+        );
     }
 
     /// The seccomp filters alone keep a child off other processes (its
