@@ -257,13 +257,10 @@ fn check_hostile(isolation: IsolationChoice) {
             args_changed: true
         }
     );
-    // Its own uid (as root) or its Landlock domain (the landlock tier's, or
-    // the scope-only one the other tiers enter from ABI 6) keeps it from
-    // signalling the supervisor; without either, a documented weakness.
-    if root || landlock || supervisor_scoped_everywhere() {
-        let o = hostile("kill-parent");
-        assert_eq!(raised(&o).0, "PermissionError", "{o:?}");
-    }
+    // Every tier's seccomp filter (and, as root, its own uid) keeps it from
+    // signalling the supervisor, whatever the Landlock ABI.
+    let o = hostile("kill-parent");
+    assert_eq!(raised(&o).0, "PermissionError", "{o:?}");
     assert_eq!(hostile("no-new-privs"), echo("1"));
     // An import that never ends times every case out, once.
     let looping = recording(&results, "import-loop");

@@ -335,33 +335,37 @@ def _neighbour_rules():
         (_JEQ, _PID, "allow", "eperm"),
         "n:never",
         (_RET, _ERRNO | _EPERM, None, None),
-        "n:which:0",
-        (_LD_W_ABS, arg0, None, None),
-        (_JEQ, 0, "n:who", "eperm"),
-        "n:which:1",
-        (_LD_W_ABS, arg0, None, None),
-        (_JEQ, 1, "n:who", "eperm"),
+    ] + [
+        row
+        for name in sorted(NEIGHBOURS)
+        for row in _argument_rule(name, arg0, arg1)
+    ] + [
+        # After every "which" rule: a BPF jump only goes forward.
         "n:who",
         (_LD_W_ABS, arg1, None, None),
         (_JEQ, 0, "allow", None),
         (_JEQ, _PID, "allow", "eperm"),
-    ] + [
-        row
-        for name, (rule, cmds) in sorted(NEIGHBOURS.items())
-        if rule == "cmd"
-        for row in ["n:cmd:" + name, (_LD_W_ABS, arg1, None, None)]
-        + [(_JEQ, c, "eperm", None) for c in cmds]
-        + [(_RET, _ALLOW, None, None)]
     ]
 
 
-def _neighbour_label(name):
-    rule, arg = NEIGHBOURS[name]
-    if rule == "which":
-        return "n:which:%d" % arg
+def _argument_rule(name, arg0, arg1):
+    """The rows of a "which" or "cmd" rule of NEIGHBOURS (none for the others)."""
+    rule, value = NEIGHBOURS[name]
+    if rule == "which":  # a process (`value`), then who: see "n:who"
+        return [_neighbour_label(name), (_LD_W_ABS, arg0, None, None), (_JEQ, value, "n:who", "eperm")]
     if rule == "cmd":
-        return "n:cmd:" + name
-    return "n:" + rule
+        return (
+            [_neighbour_label(name), (_LD_W_ABS, arg1, None, None)]
+            + [(_JEQ, c, "eperm", None) for c in value]
+            + [(_RET, _ALLOW, None, None)]
+        )
+    return []
+
+
+def _neighbour_label(name):
+    """Where `name`'s rule starts: its own rows, or a rule's it shares."""
+    rule = NEIGHBOURS[name][0]
+    return "n:%s:%s" % (rule, name) if rule in ("which", "cmd") else "n:" + rule
 
 
 def seccomp_program(machine, tier="landlock"):
@@ -520,11 +524,11 @@ def prepare(tier, read_roots):
     makes the system calls. Best effort: a child works out what is missing."""
     filter_tier = "landlock" if tier == "landlock" else "scope"
     try:
-        _PREPARED[("seccomp", filter_tier)] = _seccomp_plan(filter_tier)
         if tier == "landlock":
             _PREPARED[("landlock", tuple(read_roots))] = _landlock_plan(read_roots)
         else:
             _PREPARED["scope"] = _scope_plan()
+        _PREPARED[("seccomp", filter_tier)] = _seccomp_plan(filter_tier)
     except OSError:
         pass
 
