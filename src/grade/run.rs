@@ -640,14 +640,20 @@ fn max_points(info: &CorpusInfo) -> f64 {
 }
 
 /// An error row's message is cut to this many characters (it may quote a
-/// recording's contents).
+/// recording's contents), in the middle: its first fifth and the rest from
+/// its end, where it says what is wrong (after a path, which may be
+/// thousands of characters long).
 pub const ERROR_CHARS: usize = 1000;
 
 fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
     SubmissionGrade {
         id,
         status: Status::Error,
-        error: Some(crate::report::text::cut(&why, ERROR_CHARS)),
+        error: Some(crate::report::text::cut_middle(
+            &why,
+            ERROR_CHARS / 5,
+            ERROR_CHARS - ERROR_CHARS / 5,
+        )),
         points: 0.0,
         max_points: max_points(info),
         checkpoints: info

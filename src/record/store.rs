@@ -2,6 +2,7 @@
 
 use super::format::{Recording, RECORDING_FORMAT};
 use super::RecordError;
+use sha2::Digest;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -93,28 +94,65 @@ pub(crate) fn nesting(bytes: &[u8]) -> usize {
     super::caps::json_shape(bytes).0
 }
 
-/// Where a submission's recording lives under the work dir. Ids are
-/// relative folder paths without `..` (from [`super::discover`]); any other
-/// character that could escape the folder is replaced.
+/// Where a submission's recording lives under the work dir:
+/// `recordings/<name>.json`, one file per id, its name a spelling of the
+/// whole id that no two ids share:
+///
+/// - every byte of the id's UTF-8 outside `A-Z a-z 0-9 _ - .` is written
+///   `%XX` (uppercase hex): `/` too (nested ids stay one file, so no file
+///   is ever a folder another id needs), and `%` itself;
+/// - a `.` at the start is written `%2E` (no hidden file, never `.` or
+///   `..`), and the empty id is `%.json`;
+/// - a spelling that would make the file name longer than a file system
+///   allows (255 bytes) is cut to its first 185 bytes (at an
+///   escape's start), followed by `~` and the sha256 of the whole id in
+///   hex: `~` is never in a spelling otherwise.
+///
+/// `bob\carol` is `bob%5Ccarol.json`, `bob_carol` is `bob_carol.json`,
+/// `sec-a/alice` is `sec-a%2Falice.json`, `élève` is `%C3%A9l%C3%A8ve.json`.
 pub fn recording_path(work_dir: &Path, id: &str) -> PathBuf {
-    let mut p = work_dir.join("recordings");
-    let parts: Vec<&str> = id.split('/').filter(|s| !s.is_empty()).collect();
-    for (i, part) in parts.iter().enumerate() {
-        let safe = if *part == "." || *part == ".." {
-            "_".to_string()
+    work_dir.join("recordings").join(recording_file_name(id))
+}
+
+/// The longest file name most file systems (ext4, XFS, btrfs, APFS) take,
+/// in bytes.
+const NAME_MAX: usize = 255;
+
+/// What comes before the hash in a file name spelled too long.
+const KEPT_BEFORE_HASH: usize = 185;
+
+/// The file name of `id`'s recording (see [`recording_path`]).
+fn recording_file_name(id: &str) -> String {
+    use std::fmt::Write;
+    const SUFFIX: &str = ".json";
+    if id.is_empty() {
+        return format!("%{SUFFIX}");
+    }
+    let mut name = String::with_capacity(id.len() + SUFFIX.len());
+    // Where each byte's spelling starts, to cut at one.
+    let mut starts = Vec::with_capacity(id.len());
+    for (i, &b) in id.as_bytes().iter().enumerate() {
+        starts.push(name.len());
+        let keep = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && i > 0);
+        if keep {
+            name.push(b as char);
         } else {
-            part.replace('\\', "_")
-        };
-        if i + 1 == parts.len() {
-            p.push(format!("{safe}.json"));
-        } else {
-            p.push(safe);
+            let _ = write!(name, "%{b:02X}");
         }
     }
-    if parts.is_empty() {
-        p.push("_.json");
+    if name.len() + SUFFIX.len() <= NAME_MAX {
+        name.push_str(SUFFIX);
+        return name;
     }
-    p
+    let cut = starts
+        .iter()
+        .rev()
+        .find(|&&at| at <= KEPT_BEFORE_HASH)
+        .copied()
+        .unwrap_or(0);
+    name.truncate(cut);
+    let hash = hex::encode(sha2::Sha256::digest(id.as_bytes()));
+    format!("{name}~{hash}{SUFFIX}")
 }
 
 /// Writes a recording atomically (temp file in the same folder, then rename).
@@ -188,6 +226,81 @@ mod tests {
         let mut tmp = tempfile::NamedTempFile::new_in(dir).unwrap();
         tmp.write_all(&vec![byte; 64 * 1024]).unwrap();
         tmp
+    }
+
+    fn name(id: &str) -> String {
+        let path = recording_path(Path::new("w"), id);
+        assert_eq!(path.parent(), Some(Path::new("w/recordings")), "{id:?}");
+        path.file_name().unwrap().to_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn recording_file_names_spell_the_whole_id() {
+        for (id, file) in [
+            ("alice", "alice.json"),
+            ("bob\\carol", "bob%5Ccarol.json"),
+            ("bob_carol", "bob_carol.json"),
+            ("bob/carol", "bob%2Fcarol.json"),
+            ("bob%2Fcarol", "bob%252Fcarol.json"),
+            ("a.b-c_D9", "a.b-c_D9.json"),
+            ("élève", "%C3%A9l%C3%A8ve.json"),
+            ("clean-a\\u{200b}", "clean-a%5Cu%7B200b%7D.json"),
+            (".", "%2E.json"),
+            ("..", "%2E..json"),
+            (".git", "%2Egit.json"),
+            ("a/..", "a%2F...json"),
+            ("", "%.json"),
+        ] {
+            assert_eq!(name(id), file, "{id:?}");
+        }
+    }
+
+    #[test]
+    fn long_ids_get_short_distinct_file_names() {
+        let deep = format!("deep/{}", "d".repeat(250)).repeat(16);
+        let mut names = std::collections::BTreeSet::new();
+        for id in [
+            deep.clone(),
+            format!("{deep}x"),
+            format!("{deep}y"),
+            "\u{430}".repeat(100),
+            "ж".repeat(100),
+            "ж".repeat(101),
+            "a".repeat(250),
+            "a".repeat(251),
+        ] {
+            let file = name(&id);
+            assert!(file.len() <= NAME_MAX, "{} bytes", file.len());
+            assert!(file.ends_with(".json"));
+            assert!(names.insert(file.clone()), "{file} twice");
+            if id.len() > 250 {
+                assert!(file.contains('~'), "{file}");
+                // Readable: it starts with the id's own spelling.
+                assert!(file.starts_with(&name(&id[..10]).replace(".json", "")));
+            }
+        }
+        assert_eq!(name(&"a".repeat(250)), format!("{}.json", "a".repeat(250)));
+    }
+
+    #[test]
+    fn no_two_ids_share_a_recording_file() {
+        use rand::{Rng, SeedableRng};
+        let pieces = [
+            "a", "_", "%", "2F", "5C", "/", "\\", ".", "-", "é", "~", " ", "x",
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut seen = std::collections::HashMap::new();
+        for _ in 0..20_000 {
+            let len = rng.gen_range(0..8);
+            let id: String = (0..len)
+                .map(|_| pieces[rng.gen_range(0..pieces.len())])
+                .collect();
+            let file = name(&id);
+            assert!(!file.starts_with('.') && !file.contains('/'), "{file}");
+            if let Some(other) = seen.insert(file.clone(), id.clone()) {
+                assert_eq!(other, id, "both are {file}");
+            }
+        }
     }
 
     /// While one thread replaces a file again and again, another opening it

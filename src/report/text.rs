@@ -97,6 +97,33 @@ pub fn cut_noting(text: &str, max: usize, note: &str) -> String {
     }
 }
 
+/// Text cut to its first `head` and last `tail` characters, the middle
+/// left out and the cut saying how much: `/srv/subs/ddd… (3612 characters
+/// left out) …ddd: cannot be read: File name too long (os error 36)`. For
+/// text whose end matters as much as its start: a path, or a message that
+/// names a path before saying what is wrong with it.
+pub fn cut_middle(text: &str, head: usize, tail: usize) -> String {
+    let total = text.chars().count();
+    if total <= head + tail {
+        return text.to_string();
+    }
+    let left_out = total - head - tail;
+    let start = text
+        .char_indices()
+        .nth(head)
+        .map_or(text.len(), |(at, _)| at);
+    let end = text
+        .char_indices()
+        .nth(head + left_out)
+        .map_or(text.len(), |(at, _)| at);
+    let s = if left_out == 1 { "" } else { "s" };
+    format!(
+        "{}… ({left_out} character{s} left out) …{}",
+        &text[..start],
+        &text[end..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +133,20 @@ mod tests {
         assert_eq!(cut("abcdef", 6), "abcdef");
         assert_eq!(cut("abcdef", 4), "abcd… (2 more characters)");
         assert_eq!(cut("abcdé", 4), "abcd… (1 more character)");
+    }
+
+    #[test]
+    fn middle_cuts_keep_both_ends_and_say_how_much_was_left_out() {
+        assert_eq!(cut_middle("abcdef", 3, 3), "abcdef");
+        assert_eq!(
+            cut_middle("abcdefg", 3, 3),
+            "abc… (1 character left out) …efg"
+        );
+        let long = format!("/{}: File name too long", "d".repeat(5000));
+        let short = cut_middle(&long, 200, 200);
+        assert!(short.ends_with("d: File name too long"), "{short}");
+        assert!(short.contains("… (4621 characters left out) …"), "{short}");
+        assert_eq!(cut_middle("ééééé", 1, 1), "é… (3 characters left out) …é");
     }
 
     #[test]
