@@ -77,6 +77,8 @@ fn submissions(root: &Path) {
                 value: Value::from("y".repeat(4_000_000)).into(),
                 shares_with_args: false,
                 args_changed: false,
+                shares_with_state: false,
+                shared: None,
             },
         );
     }
@@ -312,6 +314,8 @@ fn students_do_not_see_hidden_inputs_through_the_cli() {
             value: serde_json::json!({"a": {"$float": "nan"}}).into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         },
     );
     ship_recording(&subs, &rec);

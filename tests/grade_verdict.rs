@@ -20,6 +20,8 @@ fn returned(v: Value) -> CaseOutcome {
         value: v.into(),
         shares_with_args: false,
         args_changed: false,
+        shares_with_state: false,
+        shared: None,
     }
 }
 
@@ -202,6 +204,8 @@ fn aliased_result_fails_even_when_equal() {
         value: json!({"x": 1}).into(),
         shares_with_args: true,
         args_changed: false,
+        shares_with_state: false,
+        shared: None,
     };
     assert_eq!(
         reason(&check(&want, got)),
@@ -216,6 +220,8 @@ fn mutated_argument_fails_even_when_equal() {
         value: json!({"x": 1}).into(),
         shares_with_args: false,
         args_changed: true,
+        shares_with_state: false,
+        shared: None,
     };
     assert_eq!(reason(&check(&want, got)), "changed its argument");
 }
@@ -226,6 +232,8 @@ fn a_wrong_value_is_reported_before_aliasing() {
         value: json!({"x": 2}).into(),
         shares_with_args: true,
         args_changed: true,
+        shares_with_state: false,
+        shared: None,
     };
     assert_eq!(
         reason(&check(&returns(json!({"x": 1})), got)),
@@ -411,6 +419,8 @@ fn a_matcher_accepts_its_class_and_everything_else_stays_strict() {
         value: json!([{"type": "tool_result", "content": "x", "status": "error"}]).into(),
         shares_with_args: true,
         args_changed: false,
+        shares_with_state: false,
+        shared: None,
     };
     assert!(!check(&want, shared).passed);
 }

@@ -102,7 +102,9 @@ fn check_leftovers(isolation: IsolationChoice) {
         &CaseOutcome::Returned {
             value: json!([]).into(),
             shares_with_args: false,
-            args_changed: false
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
         },
         "the next submission found what the previous one left (planted: {planted:?})"
     );
@@ -196,7 +198,9 @@ fn check_harness_attacks(isolation: IsolationChoice) {
             &CaseOutcome::Returned {
                 value: json!([]).into(),
                 shares_with_args: false,
-                args_changed: false
+                args_changed: false,
+                shares_with_state: false,
+                shared: None,
             }
         );
     }
@@ -215,7 +219,9 @@ fn check_harness_attacks(isolation: IsolationChoice) {
             })
             .into(),
             shares_with_args: false,
-            args_changed: false
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
         },
         "under {isolation:?}"
     );

@@ -105,7 +105,9 @@ fn check_hostile(isolation: IsolationChoice) {
         &CaseOutcome::Returned {
             value: json!({"id": "c1", "n": 2}).into(),
             shares_with_args: false,
-            args_changed: false
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
         }
     );
     let timeout = CaseOutcome::Timeout {
@@ -196,7 +198,9 @@ fn check_hostile(isolation: IsolationChoice) {
         CaseOutcome::Returned {
             value: json!([1, {"$opaque": {"type": "list", "repr": "<cycle>"}}]).into(),
             shares_with_args: false,
-            args_changed: false
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
         }
     );
     assert_eq!(hostile("huge-list"), CaseOutcome::OutputTooLarge);
@@ -254,7 +258,9 @@ fn check_hostile(isolation: IsolationChoice) {
         &CaseOutcome::Returned {
             value: json!({"args": [1, 2]}).into(),
             shares_with_args: true,
-            args_changed: true
+            args_changed: true,
+            shares_with_state: false,
+            shared: None,
         }
     );
     // Every tier's seccomp filter (and, as root, its own uid) keeps it from
@@ -326,7 +332,9 @@ fn a_submission_may_fork_however_many_threads_the_grader_runs() {
             &CaseOutcome::Returned {
                 value: json!({"forked": 6}).into(),
                 shares_with_args: false,
-                args_changed: false
+                args_changed: false,
+                shares_with_state: false,
+                shared: None,
             },
             "under {tier:?}"
         );

@@ -274,7 +274,9 @@ fn the_model_solution_records_values_and_value_errors() {
         &CaseOutcome::Returned {
             value: serde_json::json!({"a": [1, 2.5, null]}).into(),
             shares_with_args: false,
-            args_changed: false
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
         }
     );
     for case in ["parse_contract_json/nan", "parse_contract_json/not-text"] {
@@ -587,6 +589,8 @@ fn main_is_imported_as_cpython_imports_it_in_a_first_and_a_later_session() {
             value: serde_json::Value::String(cpython.clone()).into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         };
         // The first session compiles main.py; the later one (a case added)
         // is given the compiled code from the store.

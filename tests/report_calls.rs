@@ -66,6 +66,8 @@ fn failing(corpus: &Corpus, case: &Case) -> Recording {
             value: serde_json::Value::Null.into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         },
     );
     rec

@@ -51,6 +51,8 @@ fn ship_hostile(dir: &Path) {
                     value: value.into(),
                     shares_with_args: false,
                     args_changed: false,
+                    shares_with_state: false,
+                    shared: None,
                 }
             }
             Outcome::Raises(_) => continue,

@@ -176,6 +176,8 @@ fn hostile_run() -> GradeRun {
                 value: serde_json::json!({"k": "<script>alert(2)</script>"}).into(),
                 shares_with_args: false,
                 args_changed: false,
+                shares_with_state: false,
+                shared: None,
             }
         };
     }

@@ -1,6 +1,6 @@
 //! The graded result of a whole run, and how it is computed.
 
-use super::{feedback, verdict::judge};
+use super::{feedback, verdict::judge_case};
 use crate::corpus::{Corpus, Visibility};
 use crate::record::case_store::Outcomes;
 use crate::record::format::Recording;
@@ -553,8 +553,8 @@ impl<'a> Grader<'a> {
         let (case, want) = (&self.corpus.cases[i], &self.expected[i]);
         let recorded = text.map(parse_outcome);
         let verdict = match &recorded {
-            None => judge(want, None),
-            Some(Ok(outcome)) => judge(want, Some(outcome)),
+            None => judge_case(&case.checkpoint, want, None),
+            Some(Ok(outcome)) => judge_case(&case.checkpoint, want, Some(outcome)),
             Some(Err(why)) => super::Verdict::fail(
                 format!("the recorded outcome is unreadable: {why}"),
                 "unreadable outcome",

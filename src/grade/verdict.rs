@@ -10,6 +10,9 @@ use crate::value::{matches, repr::repr, Exception, Outcome, PyValue};
 
 /// How many characters of a value or message a reason quotes.
 const REASON_QUOTE_CHARS: usize = 120;
+/// How many characters of where a shared object is a reason quotes (the
+/// harness writes at most 328).
+const SHARED_QUOTE_CHARS: usize = crate::record::format::SHARED_CHARS;
 
 /// The verdict on one case.
 #[derive(Clone, Debug)]
@@ -64,9 +67,84 @@ pub fn value_matches(expected: &PyValue, got: &PyValue) -> bool {
     matches(expected, got)
 }
 
+/// Judges one case of `checkpoint` (its function name): as [`judge`], with
+/// the checkpoint's own rules: whether its result must be new
+/// ([`crate::reference::returns_new`]), and its parameter names for the
+/// arguments a sharing reason shows (`call['arguments']`, not `args[0]`).
+pub fn judge_case(checkpoint: &str, expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
+    let rules = Rules {
+        returns_new: crate::reference::returns_new(checkpoint),
+        params: crate::reference::checkpoint(checkpoint).map(|c| c.params),
+    };
+    judge_with(&rules, expected, recorded)
+}
+
 /// Judges one case: `recorded` is `None` when the recording has no outcome
 /// for it. Never panics on malformed recorded data: that fails the case.
+/// Every rule applies, a new result included (see [`judge_case`]).
 pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
+    let rules = Rules {
+        returns_new: true,
+        params: None,
+    };
+    judge_with(&rules, expected, recorded)
+}
+
+/// What a checkpoint's cases are judged by, besides their expected outcome.
+struct Rules {
+    /// A list or dict of the result that the module holds or an earlier
+    /// call returned fails (`shares_with_state`).
+    returns_new: bool,
+    /// The signature, to name the arguments in a sharing reason.
+    params: Option<&'static [crate::reference::Param]>,
+}
+
+/// Why a result that shares an object fails: `what` it shares it with, and
+/// where, from the recording's `shared` text (shown escaped and cut, with
+/// `args[0]` named as the parameter it is).
+fn shared_reason(what: &str, shared: Option<&str>, rules: &Rules) -> String {
+    match shared {
+        Some(text) if !text.is_empty() => format!(
+            "{what}: {} (must be a new dict/list)",
+            printable(&cut(
+                &named_arguments(text, rules.params),
+                SHARED_QUOTE_CHARS
+            ))
+        ),
+        _ => format!("{what} (must be a new dict/list)"),
+    }
+}
+
+/// `got['a'] is args[0]['a']` as `got['a'] is call['a']`, and
+/// `kwargs['limit']` as `limit`, where the signature names them; anything
+/// else as it is.
+fn named_arguments(text: &str, params: Option<&[crate::reference::Param]>) -> String {
+    let Some(params) = params else {
+        return text.to_string();
+    };
+    if let Some(at) = text.find(" is args[") {
+        let (head, tail) = (&text[..at + 4], &text[at + 9..]);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let after = tail[digits..].strip_prefix(']');
+        if let (Ok(i), Some(after)) = (tail[..digits].parse::<usize>(), after) {
+            if let Some(p) = params.get(i) {
+                return format!("{head}{}{after}", p.name);
+            }
+        }
+    }
+    if let Some(at) = text.find(" is kwargs['") {
+        let (head, tail) = (&text[..at + 4], &text[at + 12..]);
+        if let Some(p) = params
+            .iter()
+            .find(|p| tail.starts_with(&format!("{}']", p.name)))
+        {
+            return format!("{head}{}{}", p.name, &tail[p.name.len() + 2..]);
+        }
+    }
+    text.to_string()
+}
+
+fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
     let Some(recorded) = recorded else {
         return Verdict::fail("not recorded".into(), "not recorded");
     };
@@ -75,6 +153,8 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
             value,
             shares_with_args,
             args_changed,
+            shares_with_state,
+            shared,
         } => {
             let got = match value.decode() {
                 Ok(v) => v,
@@ -102,9 +182,23 @@ pub fn judge(expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
                     "returned a wrong value",
                 ),
                 Outcome::Returns(_) if *shares_with_args => Verdict::fail(
-                    "returned an object that is also in its arguments (must be a new dict/list)"
-                        .into(),
+                    shared_reason(
+                        "returned an object that is also in its arguments",
+                        shared.as_deref(),
+                        rules,
+                    ),
+                    // A path's keys may come from a hidden input.
                     "returned an object that is also in its arguments (must be a new dict/list)",
+                ),
+                Outcome::Returns(_) if *shares_with_state && rules.returns_new => Verdict::fail(
+                    shared_reason(
+                        "returned an object that is not new",
+                        shared.as_deref().or(Some(
+                            "the module holds it, or an earlier call returned it",
+                        )),
+                        rules,
+                    ),
+                    "returned an object that is not new: the module holds it, or an earlier call returned it (must be a new dict/list)",
                 ),
                 Outcome::Returns(_) if *args_changed => {
                     Verdict::fail("changed its argument".into(), "changed its argument")

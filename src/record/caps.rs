@@ -306,18 +306,24 @@ mod tests {
             value: json!(vec![0; MAX_VALUE_ELEMENTS + 1]).into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         };
         assert_eq!(admit_outcome(many).unwrap(), CaseOutcome::OutputTooLarge);
         let long = CaseOutcome::Returned {
             value: json!("x".repeat(MAX_VALUE_BYTES)).into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         };
         assert_eq!(admit_outcome(long).unwrap(), CaseOutcome::OutputTooLarge);
         let fits = CaseOutcome::Returned {
             value: json!(vec![0; 199_990]).into(),
             shares_with_args: false,
             args_changed: false,
+            shares_with_state: false,
+            shared: None,
         };
         assert_eq!(admit_outcome(fits.clone()).unwrap(), fits);
     }

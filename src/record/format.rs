@@ -9,6 +9,10 @@ use std::collections::BTreeMap;
 /// The `format` field every recording carries.
 pub const RECORDING_FORMAT: &str = "autograder-recording/1";
 
+/// The longest `shared` text a `returned` outcome may carry (the harness
+/// writes at most 328); a longer one makes the outcome unreadable.
+pub const SHARED_CHARS: usize = 400;
+
 /// One submission's outcomes, one per case id (`<checkpoint>/<case>`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +62,20 @@ pub enum CaseOutcome {
         shares_with_args: bool,
         /// The call changed its arguments.
         args_changed: bool,
+        /// The result holds a list or dict that, after the call, the module
+        /// holds (reachable from its globals) or that an earlier call of the
+        /// same process returned (absent from older recordings and other
+        /// runners: `false`). Which checkpoints it fails is
+        /// [`crate::reference::returns_new`]'s to say.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        shares_with_state: bool,
+        /// Where the shared object is, for people: `got['arguments'] is
+        /// args[0]['arguments']`, `got is main.FILES`, `got is an earlier
+        /// call's result`. Display text only (never decides a verdict), at
+        /// most [`SHARED_CHARS`] characters; absent when nothing is shared,
+        /// and from older recordings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shared: Option<String>,
     },
     /// The call raised.
     Raised {
@@ -171,6 +189,8 @@ struct WireOutcome {
     value: Option<RecordedValue>,
     shares_with_args: Option<bool>,
     args_changed: Option<bool>,
+    shares_with_state: Option<bool>,
+    shared: Option<String>,
     class: Option<String>,
     mro: Option<Vec<String>>,
     message: Option<String>,
@@ -203,6 +223,8 @@ impl WireOutcome {
             ("value", self.value.is_some()),
             ("shares_with_args", self.shares_with_args.is_some()),
             ("args_changed", self.args_changed.is_some()),
+            ("shares_with_state", self.shares_with_state.is_some()),
+            ("shared", self.shared.is_some()),
             ("class", self.class.is_some()),
             ("mro", self.mro.is_some()),
             ("message", self.message.is_some()),
@@ -223,7 +245,13 @@ impl WireOutcome {
 
     fn outcome(self) -> Result<CaseOutcome, String> {
         let allowed: &[&str] = match self.kind.as_str() {
-            "returned" => &["value", "shares_with_args", "args_changed"],
+            "returned" => &[
+                "value",
+                "shares_with_args",
+                "args_changed",
+                "shares_with_state",
+                "shared",
+            ],
             "raised" => &["class", "mro", "message"],
             "timeout" => &["seconds", "submission_budget"],
             "crashed" => &["exit_code", "signal"],
@@ -249,6 +277,15 @@ impl WireOutcome {
                     .shares_with_args
                     .ok_or_else(|| need("shares_with_args"))?,
                 args_changed: self.args_changed.ok_or_else(|| need("args_changed"))?,
+                shares_with_state: self.shares_with_state.unwrap_or(false),
+                shared: match self.shared {
+                    Some(text) if text.chars().count() > SHARED_CHARS => {
+                        return Err(format!(
+                            "a `shared` text of more than {SHARED_CHARS} characters"
+                        ))
+                    }
+                    shared => shared,
+                },
             },
             "raised" => CaseOutcome::Raised {
                 class: self.class.ok_or_else(|| need("class"))?,
@@ -299,6 +336,15 @@ mod tests {
                 value: serde_json::json!({"a": [1, null]}).into(),
                 shares_with_args: true,
                 args_changed: false,
+                shares_with_state: false,
+                shared: Some("got['a'] is args[0]['a']".into()),
+            },
+            CaseOutcome::Returned {
+                value: serde_json::json!([]).into(),
+                shares_with_args: false,
+                args_changed: true,
+                shares_with_state: true,
+                shared: Some("got is main.FILES".into()),
             },
             CaseOutcome::Raised {
                 class: "E".into(),
@@ -336,8 +382,49 @@ mod tests {
             r#"{"kind":"disk-limit"}"#,
             r#"{"kind":"returned","value":1,"shares_with_args":false}"#,
             r#"{"kind":"exploded"}"#,
+            r#"{"kind":"raised","class":"E","mro":["E"],"message":"","shared":"x"}"#,
+            r#"{"kind":"returned","value":1,"shares_with_args":false,"args_changed":false,"shared":1}"#,
         ] {
             assert!(serde_json::from_str::<CaseOutcome>(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The sharing fields are optional: an outcome without them (older
+    /// recordings, other runners) reads as sharing nothing with the module,
+    /// and one that shares nothing is written without them, byte for byte
+    /// as before.
+    #[test]
+    fn the_sharing_fields_are_optional_and_written_only_when_set() {
+        let old = r#"{"kind":"returned","value":[1],"shares_with_args":true,"args_changed":false}"#;
+        let o: CaseOutcome = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            o,
+            CaseOutcome::Returned {
+                value: serde_json::json!([1]).into(),
+                shares_with_args: true,
+                args_changed: false,
+                shares_with_state: false,
+                shared: None,
+            }
+        );
+        assert_eq!(serde_json::to_string(&o).unwrap(), old);
+        let new = r#"{"kind":"returned","value":[1],"shares_with_args":false,"args_changed":false,"shares_with_state":true,"shared":"got is an earlier call's result"}"#;
+        let o: CaseOutcome = serde_json::from_str(new).unwrap();
+        assert_eq!(serde_json::to_string(&o).unwrap(), new);
+    }
+
+    /// A shipped recording is the student's: its `shared` text is capped
+    /// (an over-long one makes the outcome unreadable, never a longer reason).
+    #[test]
+    fn a_shared_text_over_the_cap_is_refused() {
+        let with = |text: &str| {
+            serde_json::from_str::<CaseOutcome>(&format!(
+                r#"{{"kind":"returned","value":1,"shares_with_args":true,"args_changed":false,"shared":{}}}"#,
+                serde_json::to_string(text).unwrap()
+            ))
+        };
+        assert!(with(&"é".repeat(SHARED_CHARS)).is_ok());
+        let err = with(&"x".repeat(SHARED_CHARS + 1)).unwrap_err().to_string();
+        assert!(err.contains("`shared` text of more than 400"), "{err}");
     }
 }

@@ -77,6 +77,32 @@ pub const LESSONS: &[&[Checkpoint]] = &[
     function_calling::CHECKPOINTS,
 ];
 
+/// The checkpoints whose contract (`docs/checkpoints.md`) calls their
+/// result new ("a new dict", "a new list of new dicts", "every returned dict
+/// and list is new"). Besides sharing nothing with the arguments (every
+/// checkpoint), no list or dict of their result may be one the module holds
+/// or an earlier call returned (`shares_with_state` in a recording). The
+/// others, `accept_ticket` and `execute_tool`, are not asked for new objects
+/// by name: their results only must not share with the arguments. A test
+/// checks this list against the contract's wording.
+pub const RETURNS_NEW: &[&str] = &[
+    "parse_contract_json",
+    "validate_ticket",
+    "validate_tool_call",
+    "order_tool_results",
+    "run_tool",
+    "run_tools",
+    "check_tool_results",
+    "validate_tool_arguments",
+    "read_file",
+    "run_tool_loop",
+];
+
+/// Whether `function`'s result must be new (see [`RETURNS_NEW`]).
+pub fn returns_new(function: &str) -> bool {
+    RETURNS_NEW.contains(&function)
+}
+
 /// Every checkpoint the core knows, in course order.
 pub fn checkpoints() -> impl Iterator<Item = &'static Checkpoint> {
     LESSONS.iter().flat_map(|lesson| lesson.iter())
@@ -188,6 +214,33 @@ pub fn call(
 mod tests {
     use super::*;
     use crate::value::strict_eq;
+
+    /// [`RETURNS_NEW`] names exactly the checkpoints whose section of
+    /// `docs/checkpoints.md` says "new" of what they return.
+    #[test]
+    fn the_checkpoints_returning_new_objects_are_those_the_contract_says() {
+        let doc = include_str!("../../docs/checkpoints.md");
+        for cp in checkpoints() {
+            let head = format!("### `{}(", cp.name);
+            let start = doc
+                .find(&head)
+                .unwrap_or_else(|| panic!("no section {head}"));
+            let rest = &doc[start + head.len()..];
+            let section = &rest[..rest.find("\n#").unwrap_or(rest.len())];
+            let says_new = section
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word == "new");
+            assert_eq!(
+                returns_new(cp.name),
+                says_new,
+                "{}: RETURNS_NEW disagrees with its section of checkpoints.md",
+                cp.name
+            );
+        }
+        for name in RETURNS_NEW {
+            assert!(checkpoint(name).is_some(), "{name} is not a checkpoint");
+        }
+    }
 
     fn s(text: &str) -> PyValue {
         PyValue::str(text)

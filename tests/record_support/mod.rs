@@ -202,6 +202,8 @@ pub fn echo(text: &str) -> CaseOutcome {
         value: serde_json::json!({ "echo": text }).into(),
         shares_with_args: false,
         args_changed: false,
+        shares_with_state: false,
+        shared: None,
     }
 }
 
