@@ -260,7 +260,8 @@ fn check_hostile(isolation: IsolationChoice) {
             shares_with_args: true,
             args_changed: true,
             shares_with_state: false,
-            shared: None,
+            // Where, in the result and in the arguments.
+            shared: Some("got['args'] is args[0]['args']".into()),
         }
     );
     // Every tier's seccomp filter (and, as root, its own uid) keeps it from
