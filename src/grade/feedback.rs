@@ -4,7 +4,7 @@
 use super::verdict::{cut, Verdict};
 use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
-use crate::value::repr::{pretty, repr};
+use crate::value::repr::{pretty_styled, repr, show_style};
 use crate::value::{strict_eq, Outcome, PyValue};
 use similar::TextDiff;
 
@@ -39,7 +39,14 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
             // Places a matcher accepted show the value got there: the diff
             // marks only what is wrong.
             let shown = crate::value::matcher::resolve(want, got);
-            let (a, b) = (pretty(&shown), pretty(got));
+            // Both sides print ints as the returned value's failure does
+            // (`repr::show`), and only the lines the diff reads are written:
+            // the grader's work stays bounded whatever was returned.
+            let (style, _) = show_style(got);
+            let (a, b) = (
+                pretty_styled(&shown, style, DIFF_INPUT_LINES),
+                pretty_styled(got, style, DIFF_INPUT_LINES),
+            );
             // Equal values (an aliased result, a changed argument) have no diff.
             (a != b).then(|| diff(&a, &b))
         }

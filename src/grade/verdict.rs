@@ -6,7 +6,16 @@
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
 use crate::record::format::CaseOutcome;
-use crate::value::{matches, repr::repr, Exception, Outcome, PyValue};
+use crate::value::repr::{show, Shown};
+use crate::value::tagged::{self, TaggedError};
+use crate::value::{matches, Exception, Outcome, PyValue};
+
+/// How a case whose returned value the grader will not read fails
+/// (`value::budget`: an int in more decimal digits than Python reads).
+pub const TOO_LARGE_TO_GRADE: &str = "returned a value too large to grade";
+/// What a reason adds when the value it quotes is shown abridged (some
+/// ints by their width: `<int of N bits>`), and why.
+pub const TOO_LARGE_TO_SHOW: &str = "too large to show in full";
 
 /// How many characters of a value or message a reason quotes.
 const REASON_QUOTE_CHARS: usize = 120;
@@ -156,29 +165,36 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             shares_with_state,
             shared,
         } => {
-            let got = match value.decode() {
-                Ok(v) => v,
-                Err(e) => {
+            let got = match value.to_json().map(|json| tagged::decode(&json)) {
+                Ok(Ok(v)) => v,
+                Ok(Err(TaggedError::TooLarge(why))) => {
                     return Verdict::fail(
-                        format!("returned a value that could not be read from the recording: {e}"),
-                        "returned a value that could not be read from the recording",
+                        format!("{TOO_LARGE_TO_GRADE}: {why}"),
+                        TOO_LARGE_TO_GRADE,
                     )
+                }
+                Ok(Err(e)) => return unreadable(e.to_string()),
+                Err(e) => return unreadable(e),
+            };
+            // Compared first, exactly (linear in the recorded text); only a
+            // failure pays for showing the value, within the grader's
+            // budget (`value::budget`): computed once, quoted twice.
+            let shown = std::cell::OnceCell::new();
+            let quote = || {
+                let shown: &Shown = shown.get_or_init(|| show(&got));
+                let cut = cut(&shown.text, REASON_QUOTE_CHARS);
+                match &shown.abridged {
+                    None => cut,
+                    Some(why) => format!("{cut} ({TOO_LARGE_TO_SHOW}: {why})"),
                 }
             };
             let verdict = match expected {
                 Outcome::Raises(exc) => Verdict::fail(
-                    format!(
-                        "expected {}, got return {}",
-                        exc.name(),
-                        cut(&repr(&got), REASON_QUOTE_CHARS)
-                    ),
+                    format!("expected {}, got return {}", exc.name(), quote()),
                     format!("expected {}, got a return value", exc.name()),
                 ),
                 Outcome::Returns(want) if !value_matches(want, &got) => Verdict::fail(
-                    format!(
-                        "returned a wrong value: {}",
-                        cut(&repr(&got), REASON_QUOTE_CHARS)
-                    ),
+                    format!("returned a wrong value: {}", quote()),
                     "returned a wrong value",
                 ),
                 Outcome::Returns(_) if *shares_with_args => Verdict::fail(
@@ -206,7 +222,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
                 Outcome::Returns(_) => return Verdict::pass(None, None),
             };
             // Only failures pay for the repr.
-            let got_repr = repr(&got);
+            let got_repr = shown.into_inner().unwrap_or_else(|| show(&got)).text;
             verdict.with_got(Some(got), Some(got_repr))
         }
         CaseOutcome::Raised {
@@ -292,6 +308,14 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             Verdict::fail(r.clone(), r)
         }
     }
+}
+
+/// A returned value that is not valid tagged JSON (`why`).
+fn unreadable(why: String) -> Verdict {
+    Verdict::fail(
+        format!("returned a value that could not be read from the recording: {why}"),
+        "returned a value that could not be read from the recording",
+    )
 }
 
 /// Whether a raised exception with this MRO is an instance of `exc`: the

@@ -3,6 +3,7 @@
 //! Every comparison the grader makes happens on these values, on the Rust side,
 //! so that a student object with a cheating `__eq__` never gets a say.
 
+pub mod budget;
 mod equality;
 pub mod matcher;
 pub mod pystr;

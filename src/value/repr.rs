@@ -3,65 +3,247 @@
 //! Students see expected and actual values as Python would print them, so the
 //! text must be exactly CPython 3.11's: same quote choice, same escapes (from
 //! the same Unicode database), same float digits.
+//!
+//! A failure shows a *returned* value through [`show`] and [`pretty_styled`],
+//! which stay within the grader's budget (`value::budget`): an int CPython
+//! would refuse to print (over 4300 digits) shows as `<int of N bits>`, and
+//! a diff's pretty form stops after its first lines.
 
 mod printable;
 
+use super::budget::{self, Showing};
 use super::{PyStr, PyValue};
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
 use std::fmt::Write;
+
+/// How a repr prints ints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntStyle {
+    /// Every digit, as CPython with `sys.set_int_max_str_digits(0)`.
+    Exact,
+    /// In decimal up to [`budget::MAX_INT_DIGITS`] digits (what CPython
+    /// prints by default), wider ints as `<int of N bits>`.
+    Capped,
+    /// Ints outside i64 as `<int of N bits>`, the others in decimal.
+    Bits,
+}
+
+/// `<int of 299991 bits>`, `<negative int of 64 bits>`: an int shown by
+/// its width (never converted to decimal).
+pub fn int_by_width(i: &BigInt) -> String {
+    let sign = if i.sign() == num_bigint::Sign::Minus {
+        "negative "
+    } else {
+        ""
+    };
+    format!("<{sign}int of {} bits>", i.bits())
+}
+
+/// Where a repr is written: a `String` takes all of it; a [`Bounded`]
+/// stops at its limit, so that asking whether a repr fits costs no more
+/// than the room it is asked to fit in.
+trait Sink: Write {
+    /// Whether more text would be dropped.
+    fn full(&self) -> bool {
+        false
+    }
+    /// How many characters still fit.
+    fn room(&self) -> usize {
+        usize::MAX
+    }
+    /// Marks the sink full (what follows cannot fit).
+    fn overflow(&mut self) {}
+    fn put(&mut self, s: &str) {
+        let _ = self.write_str(s);
+    }
+    fn put_char(&mut self, c: char) {
+        let _ = self.write_char(c);
+    }
+}
+
+impl Sink for String {}
+
+/// At most `max` characters of a repr; `over` once more were written.
+struct Bounded {
+    text: String,
+    chars: usize,
+    max: usize,
+    over: bool,
+}
+
+impl Write for Bounded {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.over {
+            return Ok(());
+        }
+        let n = s.chars().take(self.max - self.chars + 1).count();
+        if self.chars + n > self.max {
+            self.over = true;
+        } else {
+            self.chars += n;
+            self.text.push_str(s);
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Bounded {
+    fn full(&self) -> bool {
+        self.over
+    }
+    fn room(&self) -> usize {
+        if self.over {
+            0
+        } else {
+            self.max - self.chars
+        }
+    }
+    fn overflow(&mut self) {
+        self.over = true;
+    }
+}
 
 /// Exactly what CPython's `repr(v)` prints.
 ///
 /// Ints print all their digits (CPython 3.11 refuses above 4300 digits
-/// unless `sys.set_int_max_str_digits(0)`; a grader must still show them).
+/// unless `sys.set_int_max_str_digits(0)`). The grader shows a returned
+/// value with [`show`] instead, which never prints those.
 pub fn repr(v: &PyValue) -> String {
+    repr_styled(v, IntStyle::Exact)
+}
+
+/// [`repr`] with ints printed in `style`.
+pub fn repr_styled(v: &PyValue, style: IntStyle) -> String {
     let mut out = String::new();
-    write_repr(&mut out, v);
+    write_repr(&mut out, v, style);
     out
 }
 
-fn write_repr(out: &mut String, v: &PyValue) {
-    match v {
-        PyValue::None => out.push_str("None"),
-        PyValue::Bool(true) => out.push_str("True"),
-        PyValue::Bool(false) => out.push_str("False"),
-        PyValue::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        PyValue::Float(f) => out.push_str(&float_repr(*f)),
-        PyValue::Str(s) => write_str_repr(out, s),
-        PyValue::List(items) => write_seq(out, "[", items, "]"),
-        PyValue::Tuple(items) if items.len() == 1 => {
-            out.push('(');
-            write_repr(out, &items[0]);
-            out.push_str(",)");
-        }
-        PyValue::Tuple(items) => write_seq(out, "(", items, ")"),
-        PyValue::Dict(d) => {
-            out.push('{');
-            for (n, (k, x)) in d.iter().enumerate() {
-                if n > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(out, k);
-                out.push_str(": ");
-                write_repr(out, x);
-            }
-            out.push('}');
-        }
-        PyValue::Opaque { repr, .. } => out.push_str(repr),
-        PyValue::Match(m) => out.push_str(&m.text()),
+/// [`repr_styled`] when it has at most `max` characters (code points);
+/// `None` when longer, found without writing (or converting) more than
+/// `max` characters' worth.
+pub fn repr_within(v: &PyValue, style: IntStyle, max: usize) -> Option<String> {
+    let mut out = Bounded {
+        text: String::new(),
+        chars: 0,
+        max,
+        over: false,
+    };
+    write_repr(&mut out, v, style);
+    (!out.over).then_some(out.text)
+}
+
+/// A returned value as a failure shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// Its repr in `style`.
+    pub text: String,
+    /// How its ints are printed (a diff prints both sides so).
+    pub style: IntStyle,
+    /// Why some ints are shown by their width (`None`: the text is
+    /// CPython's repr).
+    pub abridged: Option<String>,
+}
+
+/// How a failure prints `v`: [`budget::showing`] decides, cheaply, whether
+/// its ints print in decimal ([`IntStyle::Capped`], and CPython's repr
+/// when none is over 4300 digits) or by their width ([`IntStyle::Bits`]).
+pub fn show_style(v: &PyValue) -> (IntStyle, Option<String>) {
+    match budget::showing(v) {
+        Showing::Full => (IntStyle::Capped, None),
+        Showing::Abridged { all_big_ints, why } => (
+            if all_big_ints {
+                IntStyle::Bits
+            } else {
+                IntStyle::Capped
+            },
+            Some(why),
+        ),
     }
 }
 
-fn write_seq(out: &mut String, open: &str, items: &[PyValue], close: &str) {
-    out.push_str(open);
-    for (n, x) in items.iter().enumerate() {
-        if n > 0 {
-            out.push_str(", ");
-        }
-        write_repr(out, x);
+/// A returned value as a failure shows it: its repr, with no int
+/// converted to decimal past the grader's budget (see [`show_style`]).
+pub fn show(v: &PyValue) -> Shown {
+    let (style, abridged) = show_style(v);
+    Shown {
+        text: repr_styled(v, style),
+        style,
+        abridged,
     }
-    out.push_str(close);
+}
+
+fn write_int<S: Sink>(out: &mut S, i: &BigInt, style: IntStyle) {
+    let by_width = match style {
+        IntStyle::Exact => false,
+        IntStyle::Capped => budget::over_int_digits(i),
+        IntStyle::Bits => i.to_i64().is_none(),
+    };
+    if by_width {
+        out.put(&int_by_width(i));
+        return;
+    }
+    if out.room() < usize::try_from(budget::decimal_digits_floor(i)).unwrap_or(usize::MAX) {
+        // Cannot fit: not worth converting.
+        out.overflow();
+        return;
+    }
+    #[cfg(test)]
+    tests::CONVERTED.with(|c| c.set(c.get() + budget::decimal_digits_bound(i)));
+    let _ = write!(out, "{i}");
+}
+
+fn write_repr<S: Sink>(out: &mut S, v: &PyValue, style: IntStyle) {
+    if out.full() {
+        return;
+    }
+    match v {
+        PyValue::None => out.put("None"),
+        PyValue::Bool(true) => out.put("True"),
+        PyValue::Bool(false) => out.put("False"),
+        PyValue::Int(i) => write_int(out, i, style),
+        PyValue::Float(f) => out.put(&float_repr(*f)),
+        PyValue::Str(s) => write_str_repr(out, s),
+        PyValue::List(items) => write_seq(out, "[", items, "]", style),
+        PyValue::Tuple(items) if items.len() == 1 => {
+            out.put_char('(');
+            write_repr(out, &items[0], style);
+            out.put(",)");
+        }
+        PyValue::Tuple(items) => write_seq(out, "(", items, ")", style),
+        PyValue::Dict(d) => {
+            out.put_char('{');
+            for (n, (k, x)) in d.iter().enumerate() {
+                if out.full() {
+                    return;
+                }
+                if n > 0 {
+                    out.put(", ");
+                }
+                write_repr(out, k, style);
+                out.put(": ");
+                write_repr(out, x, style);
+            }
+            out.put_char('}');
+        }
+        PyValue::Opaque { repr, .. } => out.put(repr),
+        PyValue::Match(m) => out.put(&m.text()),
+    }
+}
+
+fn write_seq<S: Sink>(out: &mut S, open: &str, items: &[PyValue], close: &str, style: IntStyle) {
+    out.put(open);
+    for (n, x) in items.iter().enumerate() {
+        if out.full() {
+            return;
+        }
+        if n > 0 {
+            out.put(", ");
+        }
+        write_repr(out, x, style);
+    }
+    out.put(close);
 }
 
 /// Python's `str(v)`: a str is itself, anything else its `repr` (a float
@@ -81,13 +263,7 @@ pub fn str_of(v: &PyValue) -> Result<PyStr, String> {
 /// Whether `v` holds an int too long for `int.__repr__` (more than 4300 digits).
 fn has_unprintable_int(v: &PyValue) -> bool {
     match v {
-        PyValue::Int(i) => {
-            static LIMIT: std::sync::OnceLock<num_bigint::BigInt> = std::sync::OnceLock::new();
-            let limit = LIMIT.get_or_init(|| {
-                num_traits::pow(num_bigint::BigInt::from(10), super::reader::MAX_INT_DIGITS)
-            });
-            i.magnitude() >= limit.magnitude()
-        }
+        PyValue::Int(i) => budget::over_int_digits(i),
         PyValue::List(items) | PyValue::Tuple(items) => items.iter().any(has_unprintable_int),
         PyValue::Dict(d) => d
             .iter()
@@ -198,28 +374,31 @@ pub fn is_printable(cp: u32) -> bool {
 }
 
 /// CPython's `str.__repr__` (`unicode_repr` in `Objects/unicodeobject.c`).
-fn write_str_repr(out: &mut String, s: &PyStr) {
+fn write_str_repr<S: Sink>(out: &mut S, s: &PyStr) {
     let cps = s.code_points();
     let has_single = cps.contains(&('\'' as u32));
     let has_double = cps.contains(&('"' as u32));
     let quote = if has_single && !has_double { '"' } else { '\'' };
-    out.push(quote);
+    out.put_char(quote);
     for &cp in cps {
+        if out.full() {
+            return;
+        }
         match cp {
-            0x5C => out.push_str("\\\\"),
-            0x09 => out.push_str("\\t"),
-            0x0A => out.push_str("\\n"),
-            0x0D => out.push_str("\\r"),
+            0x5C => out.put("\\\\"),
+            0x09 => out.put("\\t"),
+            0x0A => out.put("\\n"),
+            0x0D => out.put("\\r"),
             _ if cp == quote as u32 => {
-                out.push('\\');
-                out.push(quote);
+                out.put_char('\\');
+                out.put_char(quote);
             }
             0x00..=0x1F | 0x7F => {
                 let _ = write!(out, "\\x{cp:02x}");
             }
-            0x20..=0x7E => out.push(cp as u8 as char),
+            0x20..=0x7E => out.put_char(cp as u8 as char),
             _ => match char::from_u32(cp) {
-                Some(c) if is_printable(cp) => out.push(c),
+                Some(c) if is_printable(cp) => out.put_char(c),
                 _ if cp <= 0xFF => {
                     let _ = write!(out, "\\x{cp:02x}");
                 }
@@ -232,7 +411,7 @@ fn write_str_repr(out: &mut String, s: &PyStr) {
             },
         }
     }
-    out.push(quote);
+    out.put_char(quote);
 }
 
 /// The widest line [`pretty`] tries to keep a container on.
@@ -254,58 +433,114 @@ pub const PRETTY_WIDTH: usize = 72;
 /// comma either way, and the output reads back with `ast.literal_eval` as
 /// the same value, like `repr` (unless it holds nan, inf or an Opaque value).
 pub fn pretty(v: &PyValue) -> String {
-    let mut out = String::new();
-    write_pretty(&mut out, v, 0, 0, 0);
-    out
+    pretty_styled(v, IntStyle::Exact, usize::MAX)
 }
 
-/// Writes `v` starting at column `col` of a line indented by `indent`
-/// spaces; `after` characters (a comma) will follow it on its last line.
-fn write_pretty(out: &mut String, v: &PyValue, col: usize, indent: usize, after: usize) {
-    let one_line = repr(v);
-    let (open, close) = match v {
-        PyValue::List(items) if !items.is_empty() => ("[", "]"),
-        PyValue::Tuple(items) if !items.is_empty() => ("(", ")"),
-        PyValue::Dict(d) if !d.is_empty() => ("{", "}"),
-        _ => {
-            out.push_str(&one_line);
+/// [`pretty`] with ints printed in `style`, cut after its first
+/// `max_lines` lines: when more would follow, they are left out (never
+/// written) for one last line `…`. Each container is tried on one line
+/// within the room its line has left ([`repr_within`]), so the work is
+/// linear in what is written, however deep the value.
+pub fn pretty_styled(v: &PyValue, style: IntStyle, max_lines: usize) -> String {
+    let mut p = Pretty {
+        out: String::new(),
+        style,
+        lines_left: max_lines.max(1),
+        cut: false,
+    };
+    p.write(v, 0, 0, 0);
+    if p.cut {
+        p.out.push('…');
+    }
+    p.out
+}
+
+/// A [`pretty_styled`] being written.
+struct Pretty {
+    out: String,
+    style: IntStyle,
+    /// Lines that may still be ended (`\n`).
+    lines_left: usize,
+    /// A line was due after the last one allowed.
+    cut: bool,
+}
+
+impl Pretty {
+    /// Whether a new line may start (else the text is cut there).
+    fn may_start_line(&mut self) -> bool {
+        if self.lines_left == 0 {
+            self.cut = true;
+        }
+        !self.cut
+    }
+
+    fn end_line(&mut self) {
+        self.out.push('\n');
+        self.lines_left -= 1;
+    }
+
+    /// Writes `v` starting at column `col` of a line indented by `indent`
+    /// spaces; `after` characters (a comma) will follow it on its last line.
+    fn write(&mut self, v: &PyValue, col: usize, indent: usize, after: usize) {
+        let (open, close) = match v {
+            PyValue::List(items) if !items.is_empty() => ("[", "]"),
+            PyValue::Tuple(items) if !items.is_empty() => ("(", ")"),
+            PyValue::Dict(d) if !d.is_empty() => ("{", "}"),
+            _ => {
+                write_repr(&mut self.out, v, self.style);
+                return;
+            }
+        };
+        let room = PRETTY_WIDTH.saturating_sub(col + after);
+        if let Some(one_line) = repr_within(v, self.style, room) {
+            self.out.push_str(&one_line);
             return;
         }
-    };
-    if col + one_line.chars().count() + after <= PRETTY_WIDTH {
-        out.push_str(&one_line);
-        return;
-    }
-    let inner = indent + 4;
-    out.push_str(open);
-    out.push('\n');
-    let element = |out: &mut String, key: Option<&PyValue>, x: &PyValue| {
-        out.extend(std::iter::repeat(' ').take(inner));
-        let mut col = inner;
-        if let Some(k) = key {
-            let k = repr(k);
-            col += k.chars().count() + 2;
-            out.push_str(&k);
-            out.push_str(": ");
-        }
-        write_pretty(out, x, col, inner, 1);
-        out.push_str(",\n");
-    };
-    match v {
-        PyValue::List(items) | PyValue::Tuple(items) => {
-            for x in items {
-                element(out, None, x);
+        let inner = indent + 4;
+        self.out.push_str(open);
+        self.end_line();
+        let element = |p: &mut Pretty, key: Option<&PyValue>, x: &PyValue| {
+            if !p.may_start_line() {
+                return false;
             }
-        }
-        PyValue::Dict(d) => {
-            for (k, x) in d.iter() {
-                element(out, Some(k), x);
+            p.out.extend(std::iter::repeat(' ').take(inner));
+            let mut col = inner;
+            if let Some(k) = key {
+                let k = repr_styled(k, p.style);
+                col += k.chars().count() + 2;
+                p.out.push_str(&k);
+                p.out.push_str(": ");
             }
+            p.write(x, col, inner, 1);
+            if p.cut {
+                return false;
+            }
+            p.out.push(',');
+            p.end_line();
+            true
+        };
+        match v {
+            PyValue::List(items) | PyValue::Tuple(items) => {
+                for x in items {
+                    if !element(self, None, x) {
+                        return;
+                    }
+                }
+            }
+            PyValue::Dict(d) => {
+                for (k, x) in d.iter() {
+                    if !element(self, Some(k), x) {
+                        return;
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
+        if self.may_start_line() {
+            self.out.extend(std::iter::repeat(' ').take(indent));
+            self.out.push_str(close);
+        }
     }
-    out.extend(std::iter::repeat(' ').take(indent));
-    out.push_str(close);
 }
 
 #[cfg(test)]
@@ -313,6 +548,150 @@ mod tests {
     use super::*;
     use crate::value::PyDict;
     use num_bigint::BigInt;
+
+    thread_local! {
+        /// Decimal digits (about) this thread's reprs converted ints to.
+        pub(super) static CONVERTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// What `f` returns, and the decimal digits it converted ints to.
+    fn converting<T>(f: impl FnOnce() -> T) -> (T, u64) {
+        let before = CONVERTED.with(|c| c.get());
+        let out = f();
+        (out, CONVERTED.with(|c| c.get()) - before)
+    }
+
+    fn big(bits: u32) -> BigInt {
+        (BigInt::from(1) << bits) + 12345
+    }
+
+    #[test]
+    fn a_returned_int_over_cpythons_limit_is_shown_by_width_never_converted() {
+        let v = PyValue::List(vec![
+            PyValue::Int(big(299_999)),
+            PyValue::Int(-big(299_999)),
+            PyValue::int(7),
+        ]);
+        let (shown, digits) = converting(|| show(&v));
+        assert_eq!(digits, 1, "only the 7 is converted");
+        assert_eq!(
+            shown.text,
+            "[<int of 300000 bits>, <negative int of 300000 bits>, 7]"
+        );
+        assert_eq!(shown.style, IntStyle::Capped);
+        assert_eq!(
+            shown.abridged.as_deref(),
+            Some("an int of 300000 bits, more than the 4300 digits Python prints")
+        );
+        let (pretty, digits) = converting(|| pretty_styled(&v, shown.style, 400));
+        assert_eq!(digits, 1);
+        assert_eq!(pretty, shown.text, "fits on one line");
+        let wide = PyValue::List(vec![PyValue::Int(big(299_999)); 4]);
+        assert_eq!(
+            pretty_styled(&wide, IntStyle::Capped, 400),
+            format!("[\n{}]", "    <int of 300000 bits>,\n".repeat(4))
+        );
+        // CPython's own repr is unchanged: every digit.
+        let one = PyValue::Int(big(20_000));
+        assert_eq!(repr(&one), big(20_000).to_string());
+        assert_eq!(repr_styled(&one, IntStyle::Capped), "<int of 20001 bits>");
+        // Up to 4300 digits a failure shows the digits.
+        let fits = PyValue::Int(BigInt::from(1) << 14_284u32);
+        assert_eq!(show(&fits).text, repr(&fits));
+        assert_eq!(show(&fits).abridged, None);
+    }
+
+    #[test]
+    fn a_value_over_the_digit_budget_shows_every_big_int_by_width() {
+        // 30 ints of 4215 digits: each printable, together over the budget.
+        let v = PyValue::List(vec![PyValue::Int(big(14_000)); 30]);
+        let (shown, digits) = converting(|| show(&v));
+        assert_eq!(digits, 0);
+        assert_eq!(shown.style, IntStyle::Bits);
+        assert!(shown
+            .text
+            .starts_with("[<int of 14001 bits>, <int of 14001 bits>"));
+        assert!(shown.abridged.unwrap().contains("100000 digits"));
+        // Ints in i64 still print.
+        assert_eq!(
+            repr_styled(&PyValue::int(i64::MIN), IntStyle::Bits),
+            i64::MIN.to_string()
+        );
+        assert_eq!(
+            repr_styled(&PyValue::Int(BigInt::from(i64::MAX) + 1), IntStyle::Bits),
+            "<int of 64 bits>"
+        );
+    }
+
+    #[test]
+    fn fitting_on_a_line_converts_nothing_that_cannot_fit() {
+        // 1000 ints of 4215 digits: no one-line try converts any of them
+        // (none fits in 72 columns), so pretty converts each int once.
+        let v = PyValue::List(vec![
+            PyValue::List(vec![PyValue::Int(big(14_000)); 10]);
+            100
+        ]);
+        let (text, digits) = converting(|| pretty_styled(&v, IntStyle::Exact, usize::MAX));
+        assert_eq!(text, pretty(&v));
+        assert!(digits <= 1000 * 4216, "{digits}");
+        let (_, digits) = converting(|| repr_within(&v, IntStyle::Exact, PRETTY_WIDTH));
+        assert_eq!(digits, 0);
+        // The first lines only: 20 lines convert at most 20 ints.
+        let (_, digits) = converting(|| pretty_styled(&v, IntStyle::Exact, 20));
+        assert!(digits <= 20 * 4216, "{digits}");
+    }
+
+    #[test]
+    fn repr_within_is_repr_when_it_fits() {
+        let values = [
+            PyValue::List(vec![
+                PyValue::str("abc"),
+                PyValue::Float(0.1),
+                PyValue::None,
+            ]),
+            PyValue::dict_of(vec![("k", PyValue::Tuple(vec![PyValue::int(-5)]))]),
+            PyValue::str(&"é".repeat(10)),
+            PyValue::Int(big(100)),
+        ];
+        for v in &values {
+            let full = repr(v);
+            let n = full.chars().count();
+            assert_eq!(repr_within(v, IntStyle::Exact, n).as_deref(), Some(&*full));
+            assert_eq!(
+                repr_within(v, IntStyle::Exact, n + 5).as_deref(),
+                Some(&*full)
+            );
+            assert_eq!(repr_within(v, IntStyle::Exact, n - 1), None, "{full}");
+        }
+        let long = PyValue::str(&"x".repeat(5_000_000));
+        assert_eq!(repr_within(&long, IntStyle::Exact, 72), None);
+    }
+
+    #[test]
+    fn pretty_cut_is_the_first_lines_of_pretty() {
+        // Nested lists and dicts of long strings, cut at every line count:
+        // the first n lines of the full text, then `…` when more follow.
+        let row = |i: usize| {
+            PyValue::dict_of(vec![
+                ("id", PyValue::int(i as i64)),
+                ("text", long_str(30 + i * 7)),
+                ("items", PyValue::List(vec![long_str(i * 11); i % 4])),
+            ])
+        };
+        let v = PyValue::List((0..12).map(row).collect());
+        let full = pretty(&v);
+        let lines: Vec<&str> = full.lines().collect();
+        assert!(lines.len() > 50, "{}", lines.len());
+        for n in 1..lines.len() + 3 {
+            let cut = pretty_styled(&v, IntStyle::Exact, n);
+            let want = if n < lines.len() {
+                format!("{}\n…", lines[..n].join("\n"))
+            } else {
+                full.clone()
+            };
+            assert_eq!(cut, want, "{n} lines");
+        }
+    }
 
     fn s(cps: &[u32]) -> PyValue {
         PyValue::Str(PyStr::from_code_points(cps.to_vec()))

@@ -4,7 +4,9 @@
 //! Plain JSON carries None, bools, text without surrogates, lists, ints that fit
 //! in an i64 and finite floats. Everything else is a one-key object whose key
 //! starts with `$`:
-//! `{"$int": "<decimal>"}`, `{"$float": "nan"|"inf"|"-inf"}`,
+//! `{"$int": "<decimal>"}` (at most 4300 digits, CPython's limit; a wider
+//! int as `"0x<hex>"`/`"-0x<hex>"`, which reads in linear time),
+//! `{"$float": "nan"|"inf"|"-inf"}`,
 //! `{"$str": [code points]}`, `{"$tuple": [...]}`, `{"$dict": [[k, v], ...]}`
 //! (for dicts whose keys are not all plain text or that start with `$`),
 //! `{"$opaque": {"type": ..., "repr": ...}}`, and, in expected values only,
@@ -13,7 +15,7 @@
 //! Floats are always written with a `.` or an exponent, so a plain JSON number
 //! without one is an int.
 
-use super::{PyDict, PyStr, PyValue};
+use super::{budget, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 use serde_json::{Map, Number, Value};
@@ -29,6 +31,10 @@ pub enum TaggedError {
     UnhashableKey(String),
     #[error("a matcher ($match) is an expected value, never a returned one")]
     MatcherNotAllowed,
+    /// Valid, but over what the grader reads (`value::budget`): the case
+    /// fails "returned a value too large to grade", the recording stays.
+    #[error("too large to grade: {0}")]
+    TooLarge(String),
 }
 
 /// Encodes a value as tagged JSON.
@@ -38,7 +44,7 @@ pub fn encode(v: &PyValue) -> Value {
         PyValue::Bool(b) => Value::Bool(*b),
         PyValue::Int(i) => match i.to_i64() {
             Some(small) => Value::Number(small.into()),
-            None => tag("$int", Value::String(i.to_string())),
+            None => tag("$int", Value::String(int_text(i))),
         },
         PyValue::Float(f) => match Number::from_f64(*f) {
             Some(n) => Value::Number(n),
@@ -122,16 +128,22 @@ fn tag(name: &str, inner: Value) -> Value {
 /// Decodes tagged JSON into a value (a returned value, an argument): a
 /// `$match` anywhere is an error.
 pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
-    decode_with(v, false)
+    decode_with(v, false, &Default::default())
 }
 
 /// Decodes tagged JSON of an expected value, which may hold matchers.
 pub fn decode_expected(v: &Value) -> Result<PyValue, TaggedError> {
-    decode_with(v, true)
+    decode_with(v, true, &Default::default())
 }
 
-fn decode_with(v: &Value, matchers: bool) -> Result<PyValue, TaggedError> {
-    let decode = |v: &Value| decode_with(v, matchers);
+/// `wide` counts the digits of the value's wide decimal `$int` texts so far
+/// (see [`budget::MAX_WIDE_DECIMAL_DIGITS`]).
+fn decode_with(
+    v: &Value,
+    matchers: bool,
+    wide: &std::cell::Cell<usize>,
+) -> Result<PyValue, TaggedError> {
+    let decode = |v: &Value| decode_with(v, matchers, wide);
     Ok(match v {
         Value::Null => PyValue::None,
         Value::Bool(b) => PyValue::Bool(*b),
@@ -149,7 +161,7 @@ fn decode_with(v: &Value, matchers: bool) -> Result<PyValue, TaggedError> {
         Value::Object(m) => {
             let only_entry = m.iter().next().filter(|_| m.len() == 1);
             if let Some((k, inner)) = only_entry.filter(|(k, _)| k.starts_with('$')) {
-                decode_tag(k, inner, matchers)?
+                decode_tag(k, inner, matchers, wide)?
             } else {
                 let mut d = PyDict::new();
                 for (k, v) in m {
@@ -171,36 +183,128 @@ fn malformed(tag: &'static str, why: impl Into<String>) -> TaggedError {
     }
 }
 
-/// Parses `$int` text: decimal, or `0x...`/`-0x...` hexadecimal (which the
-/// harness writes when CPython's int/str digit limit refuses decimal).
-fn parse_int_text(s: &str) -> Option<BigInt> {
+/// `$int` text of an int outside i64: decimal up to
+/// [`budget::DECIMAL_BITS`] bits (309 digits), else hexadecimal, as the
+/// harness writes it (no wide int goes through quadratic decimal).
+fn int_text(i: &BigInt) -> String {
+    if i.bits() <= budget::DECIMAL_BITS {
+        return i.to_string();
+    }
+    let sign = if i.sign() == num_bigint::Sign::Minus {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}0x{}", i.magnitude().to_str_radix(16))
+}
+
+/// Hexadecimal digits (only: no sign, no `_`) as an unsigned int, 32 bits
+/// at a time from the end: several times faster than num-bigint's general
+/// parser on the harness's widest ints (75,000 digits, decoded once when a
+/// recording is read and once when its case is graded).
+fn parse_plain_hex(hex: &[u8]) -> Option<num_bigint::BigUint> {
+    if hex.is_empty() {
+        return None;
+    }
+    /// Each byte's value as a hexadecimal digit; 16 for any other byte.
+    const NIBBLE: [u8; 256] = {
+        let mut t = [16u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            t[b] = match b as u8 {
+                c @ b'0'..=b'9' => c - b'0',
+                c @ b'a'..=b'f' => c - b'a' + 10,
+                c @ b'A'..=b'F' => c - b'A' + 10,
+                _ => 16,
+            };
+            b += 1;
+        }
+        t
+    };
+    let mut words = Vec::with_capacity(hex.len() / 8 + 1);
+    let mut bad = 0u8;
+    for chunk in hex.rchunks(8) {
+        let mut word = 0u32;
+        for &b in chunk {
+            let nibble = NIBBLE[usize::from(b)];
+            bad |= nibble & 16;
+            word = word << 4 | u32::from(nibble & 15);
+        }
+        words.push(word);
+    }
+    (bad == 0).then(|| num_bigint::BigUint::new(words))
+}
+
+/// Parses `$int` text: decimal of at most [`budget::MAX_INT_DIGITS`]
+/// digits, or `0x...`/`-0x...` hexadecimal (which the harness writes for
+/// any int over [`budget::NARROW_DECIMAL_DIGITS`]). Decimal text with more
+/// digits, or wide decimal text past [`budget::MAX_WIDE_DECIMAL_DIGITS`]
+/// in one value (`wide` counts them), is [`TaggedError::TooLarge`]:
+/// reading decimal costs quadratic time, and CPython itself refuses over
+/// 4300 digits.
+fn parse_int_text(s: &str, wide: &std::cell::Cell<usize>) -> Result<BigInt, TaggedError> {
+    let bad = || malformed("$int", format!("not an integer: {s:.40}"));
     let (negative, rest) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
     };
-    let magnitude = match rest.strip_prefix("0x") {
-        Some(hex) => BigInt::parse_bytes(hex.as_bytes(), 16)?,
-        None => BigInt::parse_bytes(rest.as_bytes(), 10)?,
-    };
-    if magnitude.sign() == num_bigint::Sign::Minus || rest.starts_with(['+', '-']) {
-        return None;
+    if rest.starts_with(['+', '-']) {
+        return Err(bad());
     }
-    Some(if negative { -magnitude } else { magnitude })
+    let magnitude = match rest.strip_prefix("0x") {
+        Some(hex) => match parse_plain_hex(hex.as_bytes()) {
+            Some(magnitude) => BigInt::from(magnitude),
+            None => BigInt::parse_bytes(hex.as_bytes(), 16).ok_or_else(bad)?,
+        },
+        None => {
+            if !rest.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+                return Err(bad());
+            }
+            let digits = rest.bytes().filter(u8::is_ascii_digit).count();
+            if digits > budget::MAX_INT_DIGITS {
+                return Err(TaggedError::TooLarge(format!(
+                    "an int written in {digits} decimal digits (the grader reads at most {}, \
+                     as Python does; a wider int is written in hexadecimal)",
+                    budget::MAX_INT_DIGITS
+                )));
+            }
+            if digits > budget::NARROW_DECIMAL_DIGITS {
+                wide.set(wide.get() + digits);
+                if wide.get() > budget::MAX_WIDE_DECIMAL_DIGITS {
+                    return Err(TaggedError::TooLarge(format!(
+                        "ints written in more than {} decimal digits together (the grader \
+                         reads so many digits of ints over {} digits in one value; wider ints \
+                         are written in hexadecimal)",
+                        budget::MAX_WIDE_DECIMAL_DIGITS,
+                        budget::NARROW_DECIMAL_DIGITS
+                    )));
+                }
+            }
+            BigInt::parse_bytes(rest.as_bytes(), 10).ok_or_else(bad)?
+        }
+    };
+    if magnitude.sign() == num_bigint::Sign::Minus {
+        return Err(bad());
+    }
+    Ok(if negative { -magnitude } else { magnitude })
 }
 
-fn decode_tag(key: &str, inner: &Value, matchers: bool) -> Result<PyValue, TaggedError> {
-    let decode = |v: &Value| decode_with(v, matchers);
+fn decode_tag(
+    key: &str,
+    inner: &Value,
+    matchers: bool,
+    wide: &std::cell::Cell<usize>,
+) -> Result<PyValue, TaggedError> {
+    let decode = |v: &Value| decode_with(v, matchers, wide);
     match key {
         "$int" => {
             let s = inner
                 .as_str()
                 .ok_or_else(|| malformed("$int", "not a string"))?;
-            if s.is_empty() || s.len() > 100_000 {
+            if s.is_empty() || s.len() > budget::MAX_INT_TEXT_CHARS {
                 return Err(malformed("$int", "bad length"));
             }
-            parse_int_text(s)
-                .map(PyValue::Int)
-                .ok_or_else(|| malformed("$int", format!("not an integer: {s:.40}")))
+            parse_int_text(s, wide).map(PyValue::Int)
         }
         "$float" => match inner.as_str() {
             Some("nan") => Ok(PyValue::Float(f64::NAN)),
@@ -376,5 +480,112 @@ mod tests {
     fn hex_ints_decode() {
         let v = decode(&serde_json::json!({"$int": "-0x1f"})).unwrap();
         assert!(strict_eq(&v, &PyValue::int(-31)));
+        // Beyond the fast path: what num-bigint reads, as before.
+        let v = decode(&serde_json::json!({"$int": "0x1_f"})).unwrap();
+        assert!(strict_eq(&v, &PyValue::int(31)));
+        assert!(decode(&serde_json::json!({"$int": "0x"})).is_err());
+        assert!(decode(&serde_json::json!({"$int": "0xg"})).is_err());
+        assert!(decode(&serde_json::json!({"$int": "-0x-1"})).is_err());
+    }
+
+    #[test]
+    fn plain_hex_reads_as_num_bigint_does() {
+        let mut i = BigInt::from(1);
+        for _ in 0..400 {
+            let hex = i.to_str_radix(16);
+            let upper = hex.to_uppercase();
+            for text in [&hex, &upper, &format!("000{hex}")] {
+                let fast = parse_plain_hex(text.as_bytes()).map(BigInt::from);
+                assert_eq!(fast, BigInt::parse_bytes(text.as_bytes(), 16), "{text}");
+            }
+            i = i * 7 + 3;
+        }
+    }
+
+    #[test]
+    fn wide_ints_travel_in_hex_and_round_trip() {
+        use crate::value::budget::{DECIMAL_BITS, MAX_INT_DIGITS};
+        let limit: BigInt = num_traits::pow(BigInt::from(10), MAX_INT_DIGITS);
+        let one = BigInt::from(1);
+        let widest: BigInt = (&one << DECIMAL_BITS) - 1u8;
+        for i in [
+            (&one << 64u32) + 1u8,
+            widest.clone(),
+            -widest,
+            &one << DECIMAL_BITS,
+            &limit - 1u8,
+            limit.clone(),
+            -limit.clone(),
+            (&one << 299_990u32) + 12345u16,
+            -(&one << 299_990u32),
+        ] {
+            let text = int_text(&i);
+            let hex = text.trim_start_matches('-').starts_with("0x");
+            assert_eq!(hex, i.bits() > DECIMAL_BITS, "{} bits", i.bits());
+            round_trip(PyValue::Int(i));
+        }
+        // Many wide ints in one value round-trip too (in hexadecimal, none
+        // counts against the decimal budget).
+        round_trip(PyValue::List(vec![PyValue::Int(&limit - 1u8); 100]));
+    }
+
+    #[test]
+    fn wide_decimal_text_is_read_up_to_a_budget_per_value() {
+        use crate::value::budget::{MAX_WIDE_DECIMAL_DIGITS, NARROW_DECIMAL_DIGITS};
+        let int =
+            |digits: usize| serde_json::json!({"$int": format!("1{}", "0".repeat(digits - 1))});
+        // Narrow decimal: as much as a value holds.
+        let narrow = Value::Array(vec![int(NARROW_DECIMAL_DIGITS); 2000]);
+        assert!(decode(&narrow).is_ok());
+        // Wide decimal: up to the budget, in one value.
+        let n = MAX_WIDE_DECIMAL_DIGITS / 4000;
+        let within = Value::Array(vec![int(4000); n]);
+        assert!(decode(&within).is_ok());
+        let over = serde_json::json!([within, {"$tuple": [int(4000)]}]);
+        match decode(&over) {
+            Err(TaggedError::TooLarge(why)) => assert_eq!(
+                why,
+                "ints written in more than 100000 decimal digits together (the grader reads so \
+                 many digits of ints over 309 digits in one value; wider ints are written in \
+                 hexadecimal)"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Each value has its own budget.
+        assert!(decode(&within).is_ok());
+    }
+
+    #[test]
+    fn decimal_over_cpythons_limit_is_too_large_not_malformed() {
+        let digits = |n: usize| format!("1{}", "0".repeat(n - 1));
+        let ok = decode(&serde_json::json!({"$int": digits(4300)})).unwrap();
+        assert!(strict_eq(
+            &ok,
+            &PyValue::Int(num_traits::pow(BigInt::from(10), 4299))
+        ));
+        for text in [digits(4301), format!("-{}", digits(90_309))] {
+            match decode(&serde_json::json!({"$int": text})) {
+                Err(TaggedError::TooLarge(why)) => assert!(
+                    why.starts_with(&format!(
+                        "an int written in {} decimal digits (the grader reads at most 4300",
+                        text.trim_start_matches('-').len()
+                    )),
+                    "{why}"
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Inside a container too; and malformed text stays malformed.
+        let nested = serde_json::json!([1, {"$tuple": [{"$int": digits(5000)}]}]);
+        assert!(matches!(decode(&nested), Err(TaggedError::TooLarge(_))));
+        let bad = format!("{}x", digits(5000));
+        assert!(matches!(
+            decode(&serde_json::json!({"$int": bad})),
+            Err(TaggedError::Malformed { .. })
+        ));
+        assert!(matches!(
+            decode(&serde_json::json!({"$int": "+1"})),
+            Err(TaggedError::Malformed { .. })
+        ));
     }
 }

@@ -41,13 +41,25 @@ def _opaque(v, why=None):
 builtin_repr = repr
 
 
+# The widest int written in decimal (309 digits at most): reading decimal
+# text costs the grader quadratic time, hexadecimal linear, so wider ints are
+# always written in hexadecimal, whatever int/str limit the student's code set
+# (it may lift it: sys.set_int_max_str_digits(0)). The grader reads at most
+# 4,300 decimal digits of one int, and 100,000 of one value's ints wider than
+# this (src/value/budget.rs: HARNESS_DECIMAL_BITS, MAX_WIDE_DECIMAL_DIGITS).
+DECIMAL_BITS = 1024
+
+
 def _int_text(v):
-    """Decimal digits of a big int; hexadecimal ("0x..."/"-0x...") when CPython's
-    int/str conversion limit (which student code may lower) refuses decimal."""
-    try:
-        return int.__repr__(v)
-    except ValueError:
-        return hex(v)
+    """Decimal digits of a big int; hexadecimal ("0x..."/"-0x...") when it is
+    wider than DECIMAL_BITS, or when CPython's int/str conversion limit (which
+    student code may lower) refuses decimal."""
+    if v.bit_length() <= DECIMAL_BITS:
+        try:
+            return int.__repr__(v)
+        except ValueError:
+            pass
+    return hex(v)
 
 
 def _parse_int(text):
