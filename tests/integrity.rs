@@ -265,3 +265,42 @@ fn badge_titles(html: &str) -> Vec<String> {
         .filter_map(|r| r[5].as_str().map(str::to_string))
         .collect()
 }
+
+/// A `main.py` in UTF-7 (a PEP 263 cookie) runs the same reach as its
+/// plain twin, spelled so that a scan reading UTF-8 sees none of it: the
+/// cookie itself is a finding, and the twin keeps its own findings.
+#[test]
+fn a_coding_cookie_the_scan_cannot_read_is_a_finding() {
+    let Some(tier) = TIERS.into_iter().find(|&t| tier_or_skip(t, "integrity")) else {
+        return;
+    };
+    let tier = tier_name(tier);
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/integrity-encoding");
+    let out = grade(&subs, &tmp.path().join("work"), tmp.path(), "instructor", tier);
+    let report: Value = serde_json::from_str(&out.read("report.json")).unwrap();
+    let kinds = |id: &str| -> Vec<String> {
+        let s = submission(&report, id);
+        assert_eq!(s["status"], "graded", "{id}: {}", s["error"]);
+        s["integrity"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}:{}", f["kind"].as_str().unwrap(), f["line"]))
+            .collect()
+    };
+    let plain = kinds("plain");
+    assert!(plain.contains(&"frames:7".to_string()), "{plain:?}");
+    assert!(!plain.iter().any(|k| k.starts_with("source-encoding")), "{plain:?}");
+    let utf7 = kinds("utf7");
+    assert!(
+        utf7.contains(&"source-encoding:1".to_string()),
+        "the UTF-7 cookie is flagged: {utf7:?}"
+    );
+    // Both ran the same code: CPython decoded the UTF-7 file.
+    assert_eq!(
+        submission(&report, "utf7")["percent"],
+        submission(&report, "plain")["percent"]
+    );
+    say!("utf-7 findings under {tier}: {utf7:?}");
+}

@@ -35,9 +35,11 @@ struct Options {
     /// Time limit per case, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = positive_seconds, allow_hyphen_values = true)]
     case_timeout: f64,
-    /// Where recordings are cached.
-    #[arg(long, value_name = "DIR", default_value = ".autograder")]
-    work_dir: PathBuf,
+    /// Where recordings are cached [default: .autograder]. Under
+    /// --main-py-only: a fresh folder for this run, unless given outside
+    /// the graded folders and the working directory (and their git trees)
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
     /// Record every submission again, ignoring cached recordings.
     #[arg(long)]
     no_cache: bool,
@@ -100,7 +102,7 @@ fn shard(s: &str) -> Result<Shard, String> {
 
 /// Runs `autograder grade`; returns the exit code (see [`super::EXIT_OK`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let args = *args.options;
+    let mut args = *args.options;
     let audience = args.audience;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
@@ -126,7 +128,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         not_a_submission,
         whole_run,
     } = submissions(&args)?;
-    check_work_dir_for(&submissions, &args.work_dir)?;
+    let graded: Vec<&std::path::Path> = std::iter::once(args.path.as_path())
+        .chain(submissions.iter().map(|s| s.dir.as_path()))
+        .collect();
+    let work = super::work_dir::choose(args.work_dir.as_deref(), args.main_py_only, &graded)?;
+    args.work_dir = Some(work.path.clone());
+    check_work_dir_for(&submissions, &work.path)?;
     let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
     clock.graded();
     run.shards = args.shard.map(|shard| grade::Shards {
@@ -148,7 +155,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         // why, and the run fails as one below --fail-under would.
         for s in &run.submissions {
             if let Some(e) = &s.error {
-                eprintln!("{}: not graded: {e}", s.id);
+                use crate::report::text::escaped;
+                eprintln!("{}: not graded: {}", escaped(&s.id), escaped(e));
             }
         }
         return Ok(EXIT_BELOW_THRESHOLD);
@@ -307,6 +315,13 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     })
 }
 
+/// The work dir [`run`] chose (see [`super::work_dir::choose`]).
+fn work_dir(args: &Options) -> &std::path::Path {
+    args.work_dir
+        .as_deref()
+        .unwrap_or(std::path::Path::new(super::work_dir::DEFAULT))
+}
+
 /// Records (or reads from the store) each submission and grades it as soon
 /// as its outcomes are known, keeping only its summary in memory (its case
 /// grades are spooled to disk for the reports); fails, and no report is
@@ -320,7 +335,7 @@ fn record_and_grade(
     let opts = RecordOptions {
         jobs: args.jobs,
         case_timeout: Duration::from_secs_f64(args.case_timeout),
-        work_dir: args.work_dir.clone(),
+        work_dir: work_dir(args).to_path_buf(),
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
@@ -329,7 +344,7 @@ fn record_and_grade(
     let keys = record::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
     let details =
-        grade::Details::spooled_in(&args.work_dir).context("cannot make a temporary file")?;
+        grade::Details::spooled_in(work_dir(args)).context("cannot make a temporary file")?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
     record::record_each(

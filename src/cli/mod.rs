@@ -7,6 +7,7 @@ mod grade;
 mod merge;
 mod output;
 mod record;
+mod work_dir;
 
 use clap::{Parser, Subcommand};
 
@@ -62,7 +63,11 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // An error can name a path from a student's tree.
+            eprintln!(
+                "error: {}",
+                crate::report::text::lines_escaped(&format!("{e:#}"))
+            );
             EXIT_ERROR
         }
     }

@@ -5,6 +5,7 @@
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::grade::{Audience, GradeRun};
 use crate::report;
+use crate::report::text::escaped;
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -155,10 +156,10 @@ pub(super) fn finish(
         if !below.is_empty() {
             for s in &below {
                 match &s.error {
-                    Some(e) => eprintln!("{}: not graded: {e}", s.id),
+                    Some(e) => eprintln!("{}: not graded: {}", escaped(&s.id), escaped(e)),
                     None => eprintln!(
                         "{}: {} is below --fail-under {}%",
-                        s.id,
+                        escaped(&s.id),
                         report::fmt_percent(s.percent()),
                         threshold
                     ),

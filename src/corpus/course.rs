@@ -6,13 +6,36 @@ use super::tree::Value;
 use super::{Checkpoint, Lesson};
 use crate::reference;
 
+/// What `course.toml` says beyond its lessons.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// `show_hidden_ids = true`: students' views name a hidden case by its
+    /// id (`objects-depth-9`) instead of `hidden case 7 of 61`. Off by
+    /// default: an id can tell the input.
+    pub show_hidden_ids: bool,
+}
+
 /// Reads the course file; problems go to `sink`. Returns what could be read.
-pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
+pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
+    let mut settings = Settings::default();
     let Some(doc) = sink.parse() else {
-        return Vec::new();
+        return (Vec::new(), settings);
     };
-    let top = Fields::new(&doc, 0, &["title", "lesson"], "course.toml", None, sink);
+    let top = Fields::new(
+        &doc,
+        0,
+        &["title", "lesson", "show_hidden_ids"],
+        "course.toml",
+        None,
+        sink,
+    );
     top.req_str("title", None, sink);
+    if let Some(n) = top.get("show_hidden_ids") {
+        match n.value {
+            Value::Bool(b) => settings.show_hidden_ids = b,
+            _ => sink.at(n.span.start, None, "show_hidden_ids must be true or false"),
+        }
+    }
     let lesson_nodes = top.tables("lesson", None, sink);
     if lesson_nodes.is_empty() && top.get("lesson").is_none() {
         sink.at(0, None, "no [[lesson]] tables");
@@ -108,7 +131,7 @@ pub(crate) fn read(sink: &mut Sink) -> Vec<Lesson> {
             checkpoints,
         });
     }
-    lessons
+    (lessons, settings)
 }
 
 /// `[a-z0-9-]+`: lesson and case ids.

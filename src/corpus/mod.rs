@@ -1,6 +1,7 @@
 //! The case corpus: `cases/course.toml` plus one TOML file per checkpoint.
 
 mod course;
+pub use course::Settings as CourseSettings;
 pub mod export;
 mod fields;
 mod file;
@@ -137,6 +138,8 @@ pub struct Corpus {
     /// sha256 over the case files' contents, so recordings know which corpus
     /// they answered.
     pub fingerprint: String,
+    /// What `course.toml` says beyond its lessons.
+    pub settings: CourseSettings,
 }
 
 impl Corpus {
@@ -204,7 +207,7 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
     let Some(course_text) = read_text(&course_path, &mut problems) else {
         return fail(problems);
     };
-    let lessons = course::read(&mut problems::Sink {
+    let (lessons, settings) = course::read(&mut problems::Sink {
         file: course_path.clone(),
         text: &course_text,
         out: &mut problems,
@@ -313,6 +316,7 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         lessons,
         cases,
         fingerprint: hex::encode(hasher.finalize()),
+        settings,
     })
 }
 

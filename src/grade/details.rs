@@ -204,7 +204,7 @@ impl Spool {
                 full.id
             )),
         }
-        full.show_to(audience);
+        full.show_to(audience, corpus.show_hidden_ids);
         full
     }
 }

@@ -4,6 +4,7 @@
 use super::verdict::{cut, Verdict};
 use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
+use crate::report::text::escaped;
 use crate::value::repr::{pretty_styled, repr, show_style};
 use crate::value::{strict_eq, Outcome, PyValue};
 use similar::TextDiff;
@@ -54,16 +55,20 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
     };
     let call = call_text(case);
     // Every piece of text a report shows of a failure is cut here, so no
-    // report of any format grows with what one submission returned.
+    // report of any format grows with what one submission returned, and
+    // made showable here (a returned object's class name, an exception's
+    // message are the student's bytes): no report of any format, JSON
+    // included, carries a control character from a student.
+    let line = |text: &str, max: usize| escaped(&cut(text, max));
     Failure {
-        reason: cut(verdict.reason.as_deref().unwrap_or_default(), REASON_CHARS),
-        brief: cut(verdict.brief.as_deref().unwrap_or_default(), REASON_CHARS),
-        call: Some(call.call),
-        bindings: call.bindings,
+        reason: line(verdict.reason.as_deref().unwrap_or_default(), REASON_CHARS),
+        brief: line(verdict.brief.as_deref().unwrap_or_default(), REASON_CHARS),
+        call: Some(escaped(&call.call)),
+        bindings: call.bindings.iter().map(|b| escaped(b)).collect(),
         source: Some(case.location()),
-        expected: Some(cut(&expected_text(expected), VALUE_CHARS)),
-        got: verdict.got.as_deref().map(|g| cut(g, VALUE_CHARS)),
-        diff,
+        expected: Some(line(&expected_text(expected), VALUE_CHARS)),
+        got: verdict.got.as_deref().map(|g| line(g, VALUE_CHARS)),
+        diff: diff.map(|d| crate::report::text::lines_escaped(&d)),
         matchers: match expected {
             Outcome::Returns(want) => crate::value::matcher::matchers_in(want)
                 .into_iter()

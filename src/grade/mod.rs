@@ -12,8 +12,8 @@ pub mod verdict;
 pub(crate) use details::cases_of;
 pub use details::Details;
 pub use run::{
-    expected_outcomes, grade_recordings, hidden_reason, intern, Audience, CaseGrade, CaseInfo,
-    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError, GradeRun, Grader,
-    MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
+    expected_outcomes, grade_recordings, hidden_case_name, hidden_reason, intern, Audience,
+    CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeError,
+    GradeRun, Grader, MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
 };
 pub use verdict::{judge, value_matches, Verdict};

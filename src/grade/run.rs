@@ -135,6 +135,10 @@ pub struct CorpusInfo {
     pub cases: usize,
     pub fingerprint: String,
     pub checkpoints: Vec<CheckpointInfo>,
+    /// `course.toml`'s `show_hidden_ids`: a student's view names hidden
+    /// cases by their ids (else neutrally, see [`hidden_case_name`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub show_hidden_ids: bool,
 }
 
 /// One checkpoint of the course, with its case count and total weight.
@@ -201,12 +205,25 @@ pub struct SubmissionGrade {
 impl SubmissionGrade {
     /// Drops what `audience` may not see: for students, integrity findings,
     /// where cases are written, and a failed hidden case's call, values and
-    /// detailed reason (it keeps its id, tags and a value-free reason).
-    pub fn show_to(&mut self, audience: Audience) {
+    /// detailed reason (it keeps its tags and a value-free reason), and
+    /// unless `show_hidden_ids`, a hidden case's id (an id such as
+    /// `objects-depth-9` tells the input: see [`hidden_case_name`]).
+    pub fn show_to(&mut self, audience: Audience, show_hidden_ids: bool) {
         if audience != Audience::Student {
             return;
         }
         self.integrity.clear();
+        if !show_hidden_ids {
+            for cp in &mut self.checkpoints {
+                let names = hidden_names(cp.cases.iter().map(|c| c.visibility));
+                for (case, name) in cp.cases.iter_mut().zip(names) {
+                    if let Some(name) = name {
+                        case.id = format!("{}/{name}", cp.id);
+                        case.case = name;
+                    }
+                }
+            }
+        }
         for case in self.checkpoints.iter_mut().flat_map(|c| c.cases.iter_mut()) {
             let hidden = case.visibility == Visibility::Hidden;
             let Some(f) = case.failure.as_mut() else {
@@ -468,7 +485,7 @@ impl<'a> Grader<'a> {
 
     /// A submission that could not be graded (`why`).
     pub fn error(&self, id: String, why: String) -> SubmissionGrade {
-        error_grade(&self.info, id, why)
+        error_grade(&self.info, id, crate::report::text::escaped(&why))
     }
 
     /// Grades one submission's outcomes; `details` keeps its case grades
@@ -502,10 +519,11 @@ impl<'a> Grader<'a> {
             max_points: max_points(&self.info),
             checkpoints,
             recording: Some(RecordingInfo {
-                harness: intern(&outcomes.harness),
-                isolation: intern(&outcomes.isolation),
-                python: outcomes.python.as_deref().map(intern),
-                sandbox: outcomes.sandbox.as_deref().map(intern),
+                // A shipped recording's words are the student's.
+                harness: shown(&outcomes.harness),
+                isolation: shown(&outcomes.isolation),
+                python: outcomes.python.as_deref().map(shown),
+                sandbox: outcomes.sandbox.as_deref().map(shown),
                 source_sha256: outcomes.source_sha256.clone(),
                 stale: outcomes.stale,
             }),
@@ -632,6 +650,7 @@ fn corpus_info(corpus: &Corpus) -> CorpusInfo {
         cases: corpus.cases.len(),
         fingerprint: corpus.fingerprint.clone(),
         checkpoints,
+        show_hidden_ids: corpus.settings.show_hidden_ids,
     }
 }
 
@@ -680,6 +699,11 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
 
 /// One shared copy of each checkpoint id and lesson name: a run keeps
 /// every submission's summary, so its names are not copied into each.
+/// [`intern`] of `text` as reports may show it ([`crate::report::text::escaped`]).
+fn shown(text: &str) -> std::sync::Arc<str> {
+    intern(&crate::report::text::escaped(text))
+}
+
 pub fn intern(name: &str) -> std::sync::Arc<str> {
     use std::collections::HashSet;
     use std::sync::{Arc, Mutex, OnceLock};
@@ -728,6 +752,31 @@ fn score_checkpoint(cp: &CheckpointInfo, kept: &[(u32, f64, Option<Failure>)]) -
     }
 }
 
+/// What a student's view calls the `k`-th (from 1) of a checkpoint's `n`
+/// hidden cases: `hidden case 7 of 61`. Its tags are still shown.
+pub fn hidden_case_name(k: usize, n: usize) -> String {
+    format!("hidden case {k} of {n}")
+}
+
+/// For each case of a checkpoint (by visibility, in corpus order), its
+/// [`hidden_case_name`] when hidden: the same names whatever the case
+/// grades are made from (a summary, a spool, a JSON report read back).
+fn hidden_names(visibility: impl Iterator<Item = Visibility> + Clone) -> Vec<Option<String>> {
+    let n = visibility
+        .clone()
+        .filter(|&v| v == Visibility::Hidden)
+        .count();
+    let mut k = 0;
+    visibility
+        .map(|v| {
+            (v == Visibility::Hidden).then(|| {
+                k += 1;
+                hidden_case_name(k, n)
+            })
+        })
+        .collect()
+}
+
 /// What a student reads of a failed hidden case: its value-free reason.
 pub fn hidden_reason(brief: &str) -> String {
     format!("a hidden case failed: {brief}")
@@ -757,8 +806,19 @@ impl GradeRun {
     pub fn into_audience(mut self, audience: Audience) -> GradeRun {
         if audience != self.audience {
             self.audience = audience;
+            let shown = self.corpus.show_hidden_ids;
+            if audience == Audience::Student && !shown {
+                for cp in &mut self.corpus.checkpoints {
+                    let names = hidden_names(cp.case_list.iter().map(|c| c.visibility));
+                    for (case, name) in cp.case_list.iter_mut().zip(names) {
+                        if let Some(name) = name {
+                            case.case = name;
+                        }
+                    }
+                }
+            }
             for s in &mut self.submissions {
-                s.show_to(audience);
+                s.show_to(audience, shown);
             }
         }
         self

@@ -9,6 +9,7 @@
 //! the recording's `integrity` list and shown per submission.
 
 pub mod scan;
+pub mod source;
 
 use serde::{Deserialize, Serialize};
 
@@ -76,8 +77,8 @@ pub fn capped(findings: Vec<Finding>) -> Vec<Finding> {
             .collect();
         let more = of.len().saturating_sub(MAX_FINDINGS);
         out.extend(of.into_iter().take(MAX_FINDINGS).map(|f| Finding {
-            kind: crate::report::text::cut(&f.kind, MAX_FINDING_CHARS),
-            what: crate::report::text::cut(&f.what, MAX_FINDING_CHARS),
+            kind: shown(&f.kind),
+            what: shown(&f.what),
             ..f
         }));
         if more > 0 {
@@ -92,20 +93,41 @@ pub fn capped(findings: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
+/// A finding's text as reports show it: cut, and escaped (it quotes
+/// `main.py`, or a shipped recording's words).
+fn shown(text: &str) -> String {
+    crate::report::text::escaped(&crate::report::text::cut(text, MAX_FINDING_CHARS))
+}
+
 /// Which static scan this grader makes: stored findings made by another
 /// are made again.
 pub fn scanner_version() -> &'static str {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| {
         use sha2::Digest;
-        hex::encode(&sha2::Sha256::digest(include_str!("scan.rs").as_bytes())[..8])
+        let mut h = sha2::Sha256::new();
+        h.update(include_str!("scan.rs"));
+        h.update(include_str!("source.rs"));
+        hex::encode(&h.finalize()[..8])
     })
 }
 
 /// `findings` with the static ones replaced by a scan of `source` (a
 /// recording's runtime findings are kept).
 pub fn with_static_scan(findings: &[Finding], source: &[u8]) -> Vec<Finding> {
-    let mut out = scan::scan(&String::from_utf8_lossy(source));
+    let decoded = source::decode(source);
+    let mut out = scan::scan(&decoded.text);
+    if let Some((encoding, line)) = decoded.undecoded {
+        out.insert(
+            0,
+            Finding {
+                source: Source::Static,
+                kind: "source-encoding".into(),
+                line: Some(line),
+                what: format!("coding: {encoding} (the scan reads UTF-8 and Latin-1 only)"),
+            },
+        );
+    }
     out.extend(
         findings
             .iter()

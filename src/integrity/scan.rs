@@ -29,6 +29,7 @@ pub const KINDS: &[&str] = &[
     "dynamic-code",
     "processes",
     "module-patching",
+    "source-encoding",
 ];
 
 /// Modules whose import alone is a finding.

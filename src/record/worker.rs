@@ -717,6 +717,7 @@ mod tests {
             lessons: Vec::new(),
             cases,
             fingerprint: "test".into(),
+            settings: Default::default(),
         }
     }
 

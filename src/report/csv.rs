@@ -1,6 +1,7 @@
 //! `--csv`: a gradebook, one row per submission: `id`, `status`, the points of
 //! each checkpoint (course order), `total`, `max`, and for instructors
 //! `integrity` (how many integrity findings).
+//! Every text cell is a [`super::text::spreadsheet_cell`]: never a formula.
 //! Numbers are exact (every digit of the JSON report's float), so the
 //! checkpoint cells add up to `total` and a score below `max` never reads as it.
 
@@ -30,7 +31,10 @@ pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), ::csv::
     }
     w.write_record(&header)?;
     for s in &run.submissions {
-        let mut row = vec![s.id.clone(), s.status.name().to_string()];
+        let mut row = vec![
+            super::text::spreadsheet_cell(&s.id),
+            s.status.name().to_string(),
+        ];
         row.extend(s.checkpoints.iter().map(|c| match s.status {
             Status::Graded => fmt_exact(c.points),
             Status::Error => String::new(),

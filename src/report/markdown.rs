@@ -111,16 +111,30 @@ fn submission(s: &SubmissionGrade) -> String {
 }
 
 /// Text safe inside a table cell or a heading: read literally, never as
-/// emphasis, code, a link or HTML (`a_b_c` and `*x*` stay as written).
+/// emphasis, code, a link or HTML (`a_b_c` and `*x*` stay as written), as
+/// GitHub's cmark-gfm reads it: no entity is decoded (`&lt;` stays that),
+/// and nothing is autolinked (`https://` and `www.` lose their link to an
+/// escaped `:` or `.`; an address to a `<wbr>` after its `@`, which GitHub
+/// keeps and shows as nothing).
 fn cell(text: &str) -> String {
+    let text = super::text::replaced(text);
     let mut out = String::with_capacity(text.len());
-    for c in super::text::replaced(text).chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
+            ':' if chars.peek() == Some(&'/') => out.push_str("\\:"),
+            '.' if out.len() >= 3
+                && out.as_bytes()[out.len() - 3..].eq_ignore_ascii_case(b"www") =>
+            {
+                out.push_str("\\.")
+            }
             '<' => out.push_str("&lt;"),
+            '&' => out.push_str("&amp;"),
+            '@' => out.push_str("@<wbr>"),
             '\n' | '\t' => out.push(' '),
             c => out.push(c),
         }
@@ -149,6 +163,14 @@ mod tests {
             "\\*x\\* \\`y\\` \\[z\\](u) \\~\\~s\\~\\~"
         );
         assert_eq!(cell("a|b\\<i>\n"), "a\\|b\\\\&lt;i> ");
+    }
+
+    #[test]
+    fn nothing_is_autolinked_or_decoded() {
+        assert_eq!(
+            cell("www.x.com https://y.org a@b.co &lt;"),
+            "www\\.x.com https\\://y.org a@<wbr>b.co &amp;lt;"
+        );
     }
 
     #[test]

@@ -283,7 +283,9 @@ pub fn integrity_line(run: &GradeRun, s: &SubmissionGrade) -> Option<String> {
 
 /// `id [tag, tag]` for a case, with `(hidden)` when it is.
 pub fn case_label(c: &CaseGrade) -> String {
-    let hidden = if c.visibility == crate::corpus::Visibility::Hidden {
+    // A neutral name (`hidden case 7 of 61`, see `grade::hidden_case_name`)
+    // says so already; case ids never hold a space.
+    let hidden = if c.visibility == crate::corpus::Visibility::Hidden && !c.case.contains(' ') {
         " (hidden)"
     } else {
         ""
@@ -293,8 +295,9 @@ pub fn case_label(c: &CaseGrade) -> String {
 
 /// The one reason every case of a graded submission failed with (an import
 /// error, a missing file...), so summaries can say it once. In a student's
-/// view hidden cases say only `a hidden case failed: <brief>`: a reason
-/// without values (equal to its brief) shared by every case is still one.
+/// view hidden cases say only `a hidden case failed: <brief>`: when every
+/// case has the same brief and the visible ones the same reason, that
+/// reason is still the one (the brief, when every case is hidden).
 pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
     let failures: Vec<&Failure> = s
         .checkpoints
@@ -306,14 +309,18 @@ pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
     if failures.iter().all(|f| f.reason == first.reason) {
         return Some(&first.reason);
     }
-    let valueless = |f: &&Failure| {
-        f.brief == first.brief
-            && (f.reason == f.brief || f.reason == crate::grade::hidden_reason(&f.brief))
-    };
-    failures
+    if !failures.iter().all(|f| f.brief == first.brief) {
+        return None;
+    }
+    let hidden = crate::grade::hidden_reason(&first.brief);
+    let mut shown = failures
         .iter()
-        .all(valueless)
-        .then_some(first.brief.as_str())
+        .map(|f| f.reason.as_str())
+        .filter(|r| *r != hidden);
+    match shown.next() {
+        None => Some(first.brief.as_str()),
+        Some(one) => shown.all(|r| r == one).then_some(one),
+    }
 }
 
 /// What the failure section of every human-readable report (terminal,

@@ -227,7 +227,7 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
             out,
             "\n{}: {}",
             paint(&id, BOLD),
-            paint(&format!("error: {e}"), RED)
+            paint(&format!("error: {}", printable(e)), RED)
         );
         return;
     }
@@ -250,7 +250,7 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
                 out,
                 "\n{}: every case failed: {}",
                 paint(&id, BOLD),
-                paint(reason, RED)
+                paint(&printable(reason), RED)
             );
             return;
         }
@@ -271,10 +271,11 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
                 out,
                 "  {} {}: {}",
                 paint("✗", RED),
-                case_label(case),
-                f.reason
+                printable(&case_label(case)),
+                printable(&f.reason)
             );
             for line in failure_details(f) {
+                let line = printable(&line);
                 let line = if !color {
                     line
                 } else if line.starts_with('+') && !line.starts_with("+++") {
@@ -293,11 +294,14 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
     }
 }
 
-/// A submission id as the terminal may show it: folder names can hold
+/// Text from a submission (its id, reasons, values, messages) as the
+/// terminal may show it: folder names, class names and messages can hold
 /// newlines, escape sequences or bidi overrides, which would break the
 /// table, drive the terminal or reorder what it shows (see [`super::text`]).
-fn printable(id: &str) -> String {
-    super::text::escaped(id)
+/// Grading escapes them already; the terminal makes sure of it, since the
+/// colours it adds are the only control sequences it may write.
+fn printable(text: &str) -> String {
+    super::text::escaped(text)
 }
 
 #[cfg(test)]

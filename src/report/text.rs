@@ -44,6 +44,33 @@ pub fn escaped(text: &str) -> String {
     out
 }
 
+/// [`escaped`] line by line: the line breaks kept, every other [`hidden`]
+/// character escaped. For multi-line text a report lays out as lines (a
+/// diff, an error message listing problems).
+pub fn lines_escaped(text: &str) -> String {
+    if !text.chars().any(|c| c != '\n' && hidden(c)) {
+        return text.to_string();
+    }
+    text.split('\n').map(escaped).collect::<Vec<_>>().join("\n")
+}
+
+/// A CSV cell a spreadsheet reads as text, never as a formula: [`escaped`],
+/// and a `'` before a cell that begins with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return (OWASP's rule for CSV injection; LibreOffice's and
+/// Excel's default import evaluate such a cell), or with their full-width
+/// forms, which some locales' imports fold into them.
+pub fn spreadsheet_cell(text: &str) -> String {
+    let formula = text.starts_with([
+        '=', '+', '-', '@', '\t', '\r', '\u{ff1d}', '\u{ff0b}', '\u{ff0d}', '\u{ff20}',
+    ]);
+    let shown = escaped(text);
+    if formula {
+        format!("'{shown}")
+    } else {
+        shown
+    }
+}
+
 /// Text with line breaks and tabs kept and every other [`hidden`]
 /// character as U+FFFD: for formats that lay out lines themselves and
 /// escape their own syntax (HTML, Markdown code blocks).
@@ -127,6 +154,34 @@ pub fn cut_middle(text: &str, head: usize, tail: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spreadsheet_cells_are_never_formulas() {
+        for (cell, shown) in [
+            (
+                "=HYPERLINK(\"http://x\",\"x\")",
+                "'=HYPERLINK(\"http://x\",\"x\")",
+            ),
+            ("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"),
+            ("+1", "'+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\\t=1"),
+            ("\r=1", "'\\x0d=1"),
+            ("\u{ff1d}1+1", "'\u{ff1d}1+1"),
+            ("alice", "alice"),
+            ("a=b", "a=b"),
+            ("bad\x1b]52;c;eA==\x07", "bad\\x1b]52;c;eA==\\x07"),
+        ] {
+            assert_eq!(spreadsheet_cell(cell), shown, "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn line_breaks_stay_and_other_controls_are_escaped() {
+        assert_eq!(lines_escaped("a\n\x1b[2Jb\r\n"), "a\n\\x1b[2Jb\\x0d\n");
+        assert_eq!(lines_escaped("plain\ntext"), "plain\ntext");
+    }
 
     #[test]
     fn cuts_say_how_much_was_left_out() {

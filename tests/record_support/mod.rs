@@ -59,6 +59,7 @@ pub fn corpus(cases: Vec<Case>) -> Corpus {
         }],
         cases,
         fingerprint,
+        settings: Default::default(),
     }
 }
 
