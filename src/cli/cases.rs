@@ -40,21 +40,23 @@ pub enum Command {
     },
 }
 
-/// The `--cases DIR` option shared by every subcommand.
+/// The `--cases DIR` and `--assignment ID` options shared by every subcommand.
 #[derive(clap::Args, Debug)]
 pub struct CasesDir {
     /// The case corpus (the folder holding course.toml).
     #[arg(long = "cases", value_name = "DIR", default_value = "cases")]
     path: PathBuf,
+    #[command(flatten)]
+    assignment: super::record::AssignmentArgs,
 }
 
 /// Runs one `cases` subcommand; returns the exit code.
 pub fn run(cmd: Command) -> anyhow::Result<i32> {
     let result = match cmd {
-        Command::Check { dir } => check(&dir.path),
-        Command::List { dir, json } => list(&dir.path, json),
-        Command::Stats { dir } => stats(&dir.path),
-        Command::Export { dir, visible } => export(&dir.path, &visible),
+        Command::Check { dir } => check(&dir),
+        Command::List { dir, json } => list(&dir, json),
+        Command::Stats { dir } => stats(&dir),
+        Command::Export { dir, visible } => export(&dir, &visible),
     };
     // A reader that stops early (`| head`) is not an error.
     match result {
@@ -68,10 +70,13 @@ pub fn run(cmd: Command) -> anyhow::Result<i32> {
     }
 }
 
-/// Loads the corpus, printing every problem on failure.
-fn load(dir: &Path) -> anyhow::Result<Result<Corpus, i32>> {
-    match corpus::load(dir) {
-        Ok(c) => Ok(Ok(c)),
+/// Loads the corpus (cut to the assignments asked for), printing every
+/// problem on failure.
+fn load(dir: &CasesDir) -> anyhow::Result<Result<Corpus, i32>> {
+    match corpus::load(&dir.path) {
+        Ok(c) => Ok(Ok(
+            c.select(&dir.assignment.assignments, &dir.assignment.lessons)?
+        )),
         Err(e) => {
             eprintln!("error: {e}");
             Ok(Err(EXIT_ERROR))
@@ -122,7 +127,7 @@ pub(super) fn warn_empty_checkpoints(corpus: &Corpus) {
     }
 }
 
-fn check(dir: &Path) -> anyhow::Result<i32> {
+fn check(dir: &CasesDir) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
@@ -197,7 +202,7 @@ fn check(dir: &Path) -> anyhow::Result<i32> {
     }
 }
 
-fn list(dir: &Path, json: bool) -> anyhow::Result<i32> {
+fn list(dir: &CasesDir, json: bool) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
@@ -285,7 +290,7 @@ fn labels(functions: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn stats(dir: &Path) -> anyhow::Result<i32> {
+fn stats(dir: &CasesDir) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
@@ -399,7 +404,7 @@ fn stats(dir: &Path) -> anyhow::Result<i32> {
     Ok(EXIT_OK)
 }
 
-fn export(dir: &Path, dest: &Path) -> anyhow::Result<i32> {
+fn export(dir: &CasesDir, dest: &Path) -> anyhow::Result<i32> {
     let corpus = match load(dir)? {
         Ok(c) => c,
         Err(code) => return Ok(code),

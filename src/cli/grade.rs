@@ -72,6 +72,8 @@ struct Options {
     #[arg(long)]
     timings: bool,
     #[command(flatten)]
+    assignment: super::record::AssignmentArgs,
+    #[command(flatten)]
     output: OutputArgs,
 }
 
@@ -118,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     });
     check_report_paths(&args.output, gradescope)?;
     let mut clock = Timings::start();
-    let corpus = load_corpus(&args.cases)?;
+    let corpus = load_corpus(&args.cases, &args.assignment)?;
     let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
     check_pins(&corpus, &expected)?;
     clock.corpus_done();

@@ -33,6 +33,21 @@ pub struct Args {
     pub no_cache: bool,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
+    #[command(flatten)]
+    pub assignment: AssignmentArgs,
+}
+
+/// `--assignment ID` / `--lesson ID`: which part of the course a command
+/// is about (`grade`, `record`, `cases ...`); the whole course when none.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct AssignmentArgs {
+    /// Only this assignment of course.toml (repeatable; without [[assignment]] tables, each
+    /// lesson is one; `all`: the whole course, with a column per assignment in the gradebook)
+    #[arg(long = "assignment", value_name = "ID")]
+    pub assignments: Vec<String>,
+    /// Only this lesson, as an assignment of its own (repeatable)
+    #[arg(long = "lesson", value_name = "ID")]
+    pub lessons: Vec<String>,
 }
 
 /// Where student code runs: the interpreter and the sandbox tier (`grade`
@@ -78,7 +93,7 @@ pub(super) fn settle_environment(
 
 /// Runs `autograder record`; returns the exit code (0 unless nothing could be recorded).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let corpus = load_corpus(&args.cases)?;
+    let corpus = load_corpus(&args.cases, &args.assignment)?;
     let submissions = record::discover(&args.path)?;
     if submissions.is_empty() {
         anyhow::bail!(
@@ -155,8 +170,10 @@ pub(super) fn positive_seconds(s: &str) -> Result<f64, String> {
 }
 
 /// Loads the case corpus named by `--cases`.
-pub(super) fn load_corpus(dir: &Path) -> anyhow::Result<Corpus> {
-    crate::corpus::load(dir).with_context(|| format!("cannot load the cases in {}", dir.display()))
+pub(super) fn load_corpus(dir: &Path, assignment: &AssignmentArgs) -> anyhow::Result<Corpus> {
+    let corpus = crate::corpus::load(dir)
+        .with_context(|| format!("cannot load the cases in {}", dir.display()))?;
+    Ok(corpus.select(&assignment.assignments, &assignment.lessons)?)
 }
 
 /// Checks that `--work-dir` can hold recordings when any submission is to be

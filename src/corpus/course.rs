@@ -9,11 +9,19 @@ use crate::reference;
 /// What `course.toml` says beyond its lessons.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
+    /// The course's `title`.
+    pub title: String,
     /// `show_hidden_ids = true`: students' views name a hidden case by its
     /// id (`objects-depth-9`) instead of `hidden case 7 of 61`. Off by
     /// default: an id can tell the input.
     pub show_hidden_ids: bool,
+    /// The `[[assignment]]` tables, in file order; without any, each lesson
+    /// is an assignment of its own (see [`super::Corpus::assignments`]).
+    pub assignments: Vec<super::Assignment>,
 }
+
+/// The id that always means the whole course.
+pub const ALL: &str = "all";
 
 /// Reads the course file; problems go to `sink`. Returns what could be read.
 pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
@@ -24,12 +32,15 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
     let top = Fields::new(
         &doc,
         0,
-        &["title", "lesson", "show_hidden_ids"],
+        &["title", "lesson", "show_hidden_ids", "assignment"],
         "course.toml",
         None,
         sink,
     );
-    top.req_str("title", None, sink);
+    settings.title = top
+        .req_str("title", None, sink)
+        .map(|(s, _)| s.to_string())
+        .unwrap_or_default();
     if let Some(n) = top.get("show_hidden_ids") {
         match n.value {
             Value::Bool(b) => settings.show_hidden_ids = b,
@@ -131,7 +142,171 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
             checkpoints,
         });
     }
+    let assignment_nodes = top.tables("assignment", None, sink);
+    settings.assignments = assignments(&assignment_nodes, &lessons, sink);
     (lessons, settings)
+}
+
+/// The `[[assignment]]` tables: `id`, `title`, the `lessons` or the
+/// `checkpoints` it grades (one of them, not empty, each known to the
+/// course and named once), and its `points` (default: the sum of its
+/// checkpoints').
+fn assignments(
+    nodes: &[&super::tree::Node],
+    lessons: &[Lesson],
+    sink: &mut Sink,
+) -> Vec<super::Assignment> {
+    let mut out: Vec<super::Assignment> = Vec::new();
+    for node in nodes {
+        let f = Fields::new(
+            entries(node),
+            node.span.start,
+            &["id", "title", "lessons", "checkpoints", "points"],
+            "[[assignment]]",
+            None,
+            sink,
+        );
+        let id = f.req_str("id", None, sink);
+        let title = f.req_str("title", None, sink);
+        if let Some((s, n)) = id {
+            if !is_slug(s) {
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("assignment id {s:?} must match [a-z0-9-]+"),
+                );
+            } else if s == ALL {
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("assignment id {ALL:?} is taken: it always means the whole course"),
+                );
+            } else if out.iter().any(|a| a.id == s) {
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("assignment {s:?} is declared twice"),
+                );
+            }
+        }
+        let names = |key: &str, sink: &mut Sink| -> Option<Vec<(String, usize)>> {
+            let node = f.get(key)?;
+            let Value::Array(items) = &node.value else {
+                sink.at(
+                    node.span.start,
+                    None,
+                    format!("{key} must be a list of strings"),
+                );
+                return Some(Vec::new());
+            };
+            let mut names = Vec::new();
+            for item in items {
+                match &item.value {
+                    Value::Str(s) => names.push((s.clone(), item.span.start)),
+                    _ => sink.at(
+                        item.span.start,
+                        None,
+                        format!("{key} must be a list of strings"),
+                    ),
+                }
+            }
+            if names.is_empty() {
+                sink.at(
+                    node.span.start,
+                    None,
+                    format!("an assignment grades something: {key} is empty"),
+                );
+            }
+            Some(names)
+        };
+        let mut checkpoints: Vec<String> = Vec::new();
+        let mut add = |cp: &str, at: usize, sink: &mut Sink| {
+            if checkpoints.iter().any(|c| c == cp) {
+                sink.at(
+                    at,
+                    None,
+                    format!("checkpoint {cp:?} is in this assignment twice"),
+                );
+            } else {
+                checkpoints.push(cp.to_string());
+            }
+        };
+        match (names("lessons", sink), names("checkpoints", sink)) {
+            (Some(_), Some(_)) => sink.at(
+                node.span.start,
+                None,
+                "an assignment names its lessons or its checkpoints, not both",
+            ),
+            (None, None) => sink.at(
+                node.span.start,
+                None,
+                "an assignment grades something: give its lessons = [...] or checkpoints = [...]",
+            ),
+            (Some(ls), None) => {
+                for (l, at) in ls {
+                    match lessons.iter().find(|x| x.id == l) {
+                        Some(lesson) => {
+                            for cp in &lesson.checkpoints {
+                                add(&cp.id, at, sink);
+                            }
+                        }
+                        None => sink.at(
+                            at,
+                            None,
+                            format!(
+                                "unknown lesson {l:?} (the course has: {})",
+                                lessons
+                                    .iter()
+                                    .map(|x| x.id.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ),
+                    }
+                }
+            }
+            (None, Some(cs)) => {
+                for (c, at) in cs {
+                    if lessons
+                        .iter()
+                        .flat_map(|l| &l.checkpoints)
+                        .any(|x| x.id == c)
+                    {
+                        add(&c, at, sink);
+                    } else {
+                        sink.at(at, None, format!("checkpoint {c:?} is not in the course"));
+                    }
+                }
+            }
+        }
+        let points = match f.get("points") {
+            None => None,
+            Some(n) => match n.value {
+                Value::Float(p) if p.is_finite() && p >= 0.0 => Some(p),
+                Value::Int(p) if p >= 0 => Some(p as f64),
+                _ => {
+                    sink.at(n.span.start, None, "points must be a non-negative number");
+                    None
+                }
+            },
+        };
+        // Course order, whatever order the table lists them in.
+        let order: Vec<&str> = lessons
+            .iter()
+            .flat_map(|l| &l.checkpoints)
+            .map(|c| c.id.as_str())
+            .collect();
+        checkpoints.sort_by_key(|c| order.iter().position(|o| o == c));
+        if let (Some((id, _)), Some((title, _))) = (id, title) {
+            out.push(super::Assignment {
+                id: id.to_string(),
+                title: title.to_string(),
+                checkpoints,
+                points,
+            });
+        }
+    }
+    out
 }
 
 /// `[a-z0-9-]+`: lesson and case ids.

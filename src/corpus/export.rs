@@ -40,8 +40,12 @@ pub fn export_visible(
         }
     }
     let mut files: Vec<(PathBuf, String)> = Vec::new();
-    let course = std::fs::read_to_string(corpus.root.join("course.toml"))
-        .with_context(|| format!("reading {}", corpus.root.join("course.toml").display()))?;
+    let course = match &corpus.selection {
+        // Cut to assignments: a course file of their lessons and checkpoints only.
+        Some(selection) => course_of(corpus, selection),
+        None => std::fs::read_to_string(corpus.root.join("course.toml"))
+            .with_context(|| format!("reading {}", corpus.root.join("course.toml").display()))?,
+    };
     files.push((PathBuf::from("course.toml"), course));
 
     let mut case_files: Vec<&Path> = corpus.cases.iter().map(|c| c.file.as_path()).collect();
@@ -95,6 +99,70 @@ pub fn export_visible(
         visible: got.len(),
         hidden_dropped,
     })
+}
+
+/// `course.toml` for a corpus cut to `selection`: the course's title and
+/// settings, the lessons and checkpoints left (their points as selected),
+/// and the selected assignments.
+fn course_of(corpus: &Corpus, selection: &super::Selection) -> String {
+    use std::fmt::Write;
+    let q = |s: &str| toml_string(s);
+    let mut out = String::from(
+        "# Written by `autograder cases export` for the assignments below: the\n\
+         # course's lessons and checkpoints that they grade.\n",
+    );
+    let _ = writeln!(out, "title = {}", q(&corpus.settings.title));
+    if corpus.settings.show_hidden_ids {
+        out.push_str("show_hidden_ids = true\n");
+    }
+    for lesson in &corpus.lessons {
+        let _ = write!(
+            out,
+            "\n[[lesson]]\nid = {}\ntitle = {}\n",
+            q(&lesson.id),
+            q(&lesson.title)
+        );
+        for cp in &lesson.checkpoints {
+            let _ = write!(
+                out,
+                "\n  [[lesson.checkpoint]]\n  function = {}\n  title = {}\n  points = {:?}\n",
+                q(&cp.id),
+                q(&cp.title),
+                cp.points
+            );
+        }
+    }
+    for a in &selection.assignments {
+        let list: Vec<String> = a.checkpoints.iter().map(|c| q(c)).collect();
+        let _ = write!(
+            out,
+            "\n[[assignment]]\nid = {}\ntitle = {}\ncheckpoints = [{}]\n",
+            q(&a.id),
+            q(&a.title),
+            list.join(", ")
+        );
+        if selection.assignments.len() > 1 {
+            if let Some(p) = a.points {
+                let _ = writeln!(out, "points = {p:?}");
+            }
+        }
+    }
+    out
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Refuses a destination equal to or inside the corpus folder.

@@ -127,6 +127,21 @@ pub struct Lesson {
     pub checkpoints: Vec<Checkpoint>,
 }
 
+/// A part of the course graded on its own (a Gradescope assignment, a
+/// student's CI job): `[[assignment]]` in `course.toml`, or by default one
+/// per lesson.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Assignment {
+    pub id: String,
+    pub title: String,
+    /// Its checkpoints, in course order.
+    pub checkpoints: Vec<String>,
+    /// Its points when `course.toml` gives them; else the sum of its
+    /// checkpoints' (see [`Corpus::select`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<f64>,
+}
+
 /// The whole loaded corpus.
 #[derive(Clone, Debug)]
 pub struct Corpus {
@@ -140,12 +155,157 @@ pub struct Corpus {
     pub fingerprint: String,
     /// What `course.toml` says beyond its lessons.
     pub settings: CourseSettings,
+    /// The assignments this corpus was cut to (see [`Corpus::select`]);
+    /// `None` for the whole course, unselected.
+    pub selection: Option<Selection>,
+}
+
+/// What [`Corpus::select`] chose.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// The selected assignments, in the order the course lists them.
+    pub assignments: Vec<Assignment>,
+    /// Names the selection and the corpus it cuts (the reports' corpus
+    /// fingerprint: `merge` refuses shards of another assignment).
+    pub fingerprint: String,
+    /// The course's cases outside the selection: the store keeps what
+    /// they recorded (grading lesson 03 after lesson 02 re-records none
+    /// of lesson 02's).
+    pub others: Vec<Case>,
+}
+
+/// Why [`Corpus::select`] cannot cut the corpus.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error("no assignment {id:?} in the course (it has: {known})")]
+    Unknown { id: String, known: String },
+    #[error("no lesson {id:?} in the course (it has: {known})")]
+    UnknownLesson { id: String, known: String },
 }
 
 impl Corpus {
     /// Checkpoints in course order.
     pub fn checkpoints(&self) -> impl Iterator<Item = &Checkpoint> {
         self.lessons.iter().flat_map(|l| &l.checkpoints)
+    }
+
+    /// The assignments a run can select (`--assignment ID`): those of
+    /// `course.toml`, else one per lesson (its id and title); `all` is
+    /// always the whole course besides.
+    pub fn assignments(&self) -> Vec<Assignment> {
+        if !self.settings.assignments.is_empty() {
+            return self.settings.assignments.clone();
+        }
+        self.lessons
+            .iter()
+            .map(|l| Assignment {
+                id: l.id.clone(),
+                title: l.title.clone(),
+                checkpoints: l.checkpoints.iter().map(|c| c.id.clone()).collect(),
+                points: None,
+            })
+            .collect()
+    }
+
+    /// This corpus cut to the assignments `ids` and the lessons `lessons`
+    /// (each lesson as an assignment of its own): their checkpoints (in
+    /// course order) and cases only. `all` is every assignment. With one
+    /// assignment that gives its `points`, its checkpoints' points are
+    /// scaled to add up to them. Nothing asked for: the corpus as it is.
+    pub fn select(mut self, ids: &[String], lessons: &[String]) -> Result<Corpus, SelectError> {
+        if ids.is_empty() && lessons.is_empty() {
+            return Ok(self);
+        }
+        let known = self.assignments();
+        let names = |list: Vec<&str>| {
+            let mut list = list;
+            list.push(course::ALL);
+            list.join(", ")
+        };
+        let mut chosen: Vec<Assignment> = Vec::new();
+        for id in ids {
+            let found: Vec<Assignment> = if id == course::ALL {
+                known.clone()
+            } else {
+                let one = known.iter().find(|a| &a.id == id).cloned();
+                vec![one.ok_or_else(|| SelectError::Unknown {
+                    id: id.clone(),
+                    known: names(known.iter().map(|a| a.id.as_str()).collect()),
+                })?]
+            };
+            chosen.extend(found);
+        }
+        for id in lessons {
+            let lesson = self.lessons.iter().find(|l| &l.id == id).ok_or_else(|| {
+                SelectError::UnknownLesson {
+                    id: id.clone(),
+                    known: self
+                        .lessons
+                        .iter()
+                        .map(|l| l.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })?;
+            chosen.push(Assignment {
+                id: lesson.id.clone(),
+                title: lesson.title.clone(),
+                checkpoints: lesson.checkpoints.iter().map(|c| c.id.clone()).collect(),
+                points: None,
+            });
+        }
+        // Each once, in course order (declared order; lessons by position).
+        let rank = |a: &Assignment| known.iter().position(|k| k == a).unwrap_or(known.len());
+        chosen.sort_by_key(rank);
+        chosen.dedup();
+        let wanted: Vec<&str> = chosen
+            .iter()
+            .flat_map(|a| &a.checkpoints)
+            .map(String::as_str)
+            .collect();
+        // One assignment with its own points: its checkpoints scaled to them.
+        let scale = match chosen.as_slice() {
+            [one] => one.points.and_then(|p| {
+                let sum: f64 = self
+                    .checkpoints()
+                    .filter(|c| one.checkpoints.contains(&c.id))
+                    .map(|c| c.points)
+                    .sum();
+                (sum > 0.0).then(|| p / sum)
+            }),
+            _ => None,
+        };
+        for lesson in &mut self.lessons {
+            lesson
+                .checkpoints
+                .retain(|c| wanted.contains(&c.id.as_str()));
+            if let Some(scale) = scale {
+                for c in &mut lesson.checkpoints {
+                    c.points *= scale;
+                }
+            }
+        }
+        self.lessons.retain(|l| !l.checkpoints.is_empty());
+        let (cases, others): (Vec<Case>, Vec<Case>) = std::mem::take(&mut self.cases)
+            .into_iter()
+            .partition(|c| wanted.contains(&c.checkpoint.as_str()));
+        self.cases = cases;
+        let mut h = Sha256::new();
+        h.update(self.fingerprint.as_bytes());
+        for a in &chosen {
+            h.update(format!(
+                "\0{}\0{}\0{:?}",
+                a.id,
+                a.checkpoints.join(","),
+                a.points
+            ));
+        }
+        self.selection = Some(Selection {
+            assignments: chosen,
+            fingerprint: hex::encode(h.finalize()),
+            others,
+        });
+        Ok(self)
     }
 }
 
@@ -317,6 +477,7 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         cases,
         fingerprint: hex::encode(hasher.finalize()),
         settings,
+        selection: None,
     })
 }
 

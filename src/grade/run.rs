@@ -139,6 +139,11 @@ pub struct CorpusInfo {
     /// cases by their ids (else neutrally, see [`hidden_case_name`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub show_hidden_ids: bool,
+    /// The assignments the run grades (`--assignment`), in course order;
+    /// empty for the whole course unselected. `fingerprint` then names the
+    /// selection.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assignments: Vec<crate::corpus::Assignment>,
 }
 
 /// One checkpoint of the course, with its case count and total weight.
@@ -648,9 +653,18 @@ fn corpus_info(corpus: &Corpus) -> CorpusInfo {
         .collect();
     CorpusInfo {
         cases: corpus.cases.len(),
-        fingerprint: corpus.fingerprint.clone(),
+        fingerprint: corpus
+            .selection
+            .as_ref()
+            .map_or(&corpus.fingerprint, |s| &s.fingerprint)
+            .clone(),
         checkpoints,
         show_hidden_ids: corpus.settings.show_hidden_ids,
+        assignments: corpus
+            .selection
+            .as_ref()
+            .map(|s| s.assignments.clone())
+            .unwrap_or_default(),
     }
 }
 

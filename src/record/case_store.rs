@@ -53,6 +53,26 @@ pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
         .collect()
 }
 
+/// The keys of the course's cases that a selection of assignments left out
+/// ([`crate::corpus::Selection::others`]): a store keeps their outcomes, so
+/// grading one assignment after another records nothing twice.
+pub fn other_keys(corpus: &Corpus) -> Vec<CaseKey> {
+    use rayon::prelude::*;
+    let Some(selection) = &corpus.selection else {
+        return Vec::new();
+    };
+    selection
+        .others
+        .par_iter()
+        .map(|c| {
+            let digest = Sha256::digest(super::input_of(c).as_bytes());
+            let mut key = [0; 16];
+            key.copy_from_slice(&digest[..16]);
+            key
+        })
+        .collect()
+}
+
 /// Where a recording was made: what an outcome depends on besides the
 /// source and the call.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -186,10 +206,26 @@ impl StoreFile {
         source: &[u8],
         pyc: Option<String>,
     ) {
+        self.add_keeping(keys, &[], outcomes, output, integrity, source, pyc)
+    }
+
+    /// [`StoreFile::add`], keeping also the outcomes of `others` (the
+    /// course's cases outside the selected assignments, see [`other_keys`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_keeping(
+        &mut self,
+        keys: &[CaseKey],
+        others: &[CaseKey],
+        outcomes: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
+        output: String,
+        integrity: &[Finding],
+        source: &[u8],
+        pyc: Option<String>,
+    ) {
         if let Some(pyc) = pyc {
             self.pyc = pyc;
         }
-        self.outcomes = merged(std::mem::take(&mut self.outcomes), keys, outcomes);
+        self.outcomes = merged(std::mem::take(&mut self.outcomes), keys, others, outcomes);
         if !output.is_empty() || self.output.is_empty() {
             self.output = output;
         }
@@ -219,6 +255,7 @@ impl StoreFile {
 fn merged(
     old: Vec<(CaseKey, String)>,
     keys: &[CaseKey],
+    others: &[CaseKey],
     new: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
 ) -> Vec<(CaseKey, String)> {
     let new = new
@@ -230,7 +267,7 @@ fn merged(
     all.reverse();
     all.sort_by_key(|e| e.0);
     all.dedup_by_key(|e| e.0);
-    let mut current = keys.to_vec();
+    let mut current: Vec<CaseKey> = keys.iter().chain(others).copied().collect();
     current.sort_unstable();
     all.retain(|(k, _)| current.binary_search(k).is_ok());
     all
@@ -514,7 +551,7 @@ mod tests {
                 .map(|j| (next(14) as usize, format!("new{round}.{j}")))
                 .collect();
             let want = merged_by_map(&old, &keys, &new);
-            let got = merged(old.clone(), &keys, new.clone());
+            let got = merged(old.clone(), &keys, &[], new.clone());
             assert_eq!(got, want, "keys {keys:?}\nold {old:?}\nnew {new:?}");
         }
     }

@@ -516,8 +516,12 @@ pub(crate) struct Inputs {
 /// One case's input as the harness reads it: `{"f": function, "a": [args],
 /// "k": [[name, value]]}` (tagged JSON values).
 pub(crate) fn case_input(corpus: &Corpus, i: usize) -> String {
+    input_of(&corpus.cases[i])
+}
+
+/// [`case_input`] of one case.
+pub(crate) fn input_of(c: &crate::corpus::Case) -> String {
     use crate::value::tagged::encode;
-    let c = &corpus.cases[i];
     serde_json::json!({
         "f": c.checkpoint,
         "a": c.args.iter().map(encode).collect::<Vec<_>>(),
@@ -577,6 +581,9 @@ fn must_not_read(corpus: &Corpus) -> Vec<PathBuf> {
 struct Shared<'a> {
     setup: Setup,
     keys: &'a [CaseKey],
+    /// The keys of the course's cases outside the selected assignments:
+    /// kept in the store along with `keys`.
+    others: Vec<CaseKey>,
     env: &'a Environment,
     opts: &'a RecordOptions,
     prefork: bool,
@@ -618,6 +625,7 @@ fn run_jobs(
             inputs: case_inputs(corpus),
         },
         keys,
+        others: case_store::other_keys(corpus),
         env,
         opts,
         prefork: tuning.prefork,
@@ -745,8 +753,9 @@ fn record_one(
     let mut store = stored.unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
     store.made = made;
     let output = reply.output;
-    store.add(
+    store.add_keeping(
         shared.keys,
+        &shared.others,
         reply.outcomes,
         output.clone(),
         &reply.integrity,

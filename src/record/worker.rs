@@ -718,6 +718,7 @@ mod tests {
             cases,
             fingerprint: "test".into(),
             settings: Default::default(),
+            selection: None,
         }
     }
 

@@ -60,6 +60,7 @@ pub fn corpus(cases: Vec<Case>) -> Corpus {
         cases,
         fingerprint,
         settings: Default::default(),
+        selection: None,
     }
 }
 
