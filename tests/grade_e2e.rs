@@ -340,7 +340,10 @@ fn students_do_not_see_hidden_inputs_through_the_cli() {
     let f = &v["submissions"][0]["checkpoints"][0]["failures"][0];
     // Named neutrally: an id can tell the input.
     let case = f["case"].as_str().unwrap();
-    assert!(case.starts_with("hidden case ") && case.contains(" of "), "{case}");
+    assert!(
+        case.starts_with("hidden case ") && case.contains(" of "),
+        "{case}"
+    );
     assert_eq!(
         f["reason"],
         "a hidden case failed: expected ValueError, got a return value"

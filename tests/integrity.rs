@@ -277,7 +277,13 @@ fn a_coding_cookie_the_scan_cannot_read_is_a_finding() {
     let tier = tier_name(tier);
     let tmp = tempfile::tempdir().unwrap();
     let subs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/integrity-encoding");
-    let out = grade(&subs, &tmp.path().join("work"), tmp.path(), "instructor", tier);
+    let out = grade(
+        &subs,
+        &tmp.path().join("work"),
+        tmp.path(),
+        "instructor",
+        tier,
+    );
     let report: Value = serde_json::from_str(&out.read("report.json")).unwrap();
     let kinds = |id: &str| -> Vec<String> {
         let s = submission(&report, id);
@@ -291,7 +297,10 @@ fn a_coding_cookie_the_scan_cannot_read_is_a_finding() {
     };
     let plain = kinds("plain");
     assert!(plain.contains(&"frames:7".to_string()), "{plain:?}");
-    assert!(!plain.iter().any(|k| k.starts_with("source-encoding")), "{plain:?}");
+    assert!(
+        !plain.iter().any(|k| k.starts_with("source-encoding")),
+        "{plain:?}"
+    );
     let utf7 = kinds("utf7");
     assert!(
         utf7.contains(&"source-encoding:1".to_string()),
