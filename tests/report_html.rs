@@ -143,9 +143,50 @@ fn stats_match_the_run() {
             }
         }
     }
-    // Most failed first.
+    // The groups: the whole course, then each lesson in course order, and
+    // each one's scores from its own checkpoints' points.
+    let names: Vec<&str> = s.groups.iter().map(|g| g.group.name.as_str()).collect();
+    assert_eq!(names, ["whole course", "json-contract", "tool-proposals"]);
+    let keys: Vec<&str> = s.groups.iter().map(|g| g.group.key.as_str()).collect();
+    assert_eq!(keys, ["all", "l0", "l1"]);
+    assert_eq!(s.groups[0].group.checkpoints, [0, 1, 2]);
+    assert_eq!(s.groups[1].group.checkpoints, [0]);
+    assert_eq!(s.groups[2].group.checkpoints, [1, 2]);
+    assert_eq!(s.groups[0].scores.histogram, s.histogram);
+    assert_eq!(
+        (s.groups[0].scores.mean, s.groups[0].scores.median),
+        (s.mean, s.median)
+    );
+    for g in &s.groups[1..] {
+        for &i in &g.group.checkpoints {
+            assert_eq!(run.corpus.checkpoints[i].lesson, g.group.name);
+        }
+        let mut pcts: Vec<f64> = graded
+            .iter()
+            .map(|sub| {
+                let cps = g.group.checkpoints.iter().map(|&i| &sub.checkpoints[i]);
+                let points: f64 = cps.clone().map(|c| c.points).sum();
+                let max: f64 = cps.map(|c| c.max_points).sum();
+                100.0 * points / max
+            })
+            .collect();
+        pcts.sort_by(f64::total_cmp);
+        let mut histogram = [0; stats::BINS];
+        for p in &pcts {
+            histogram[stats::bin(*p)] += 1;
+        }
+        assert_eq!(g.scores.histogram, histogram, "{}", g.group.name);
+        let mean = pcts.iter().sum::<f64>() / pcts.len() as f64;
+        assert!((g.scores.mean.unwrap() - mean).abs() < 1e-9);
+        assert!((g.scores.median.unwrap() - (pcts[1] + pcts[2]) / 2.0).abs() < 1e-9);
+    }
+    // Most failed first, each case under its checkpoint.
     for w in s.failed_cases.windows(2) {
         assert!(w[0].rate.share() >= w[1].rate.share());
+    }
+    for c in &s.failed_cases {
+        let cp = &run.corpus.checkpoints[c.checkpoint];
+        assert!(c.id.starts_with(&format!("{}/", cp.id)), "{}", c.id);
     }
     let top = &s.failed_cases[0];
     assert!(top.top_count >= 1 && top.top_count <= top.rate.failed);
@@ -291,4 +332,74 @@ fn empty_and_all_error_runs_render() {
     assert_eq!((s.graded, s.errors, s.mean, s.median), (0, 1, None, None));
     let html = expanded(&report::html::render(&broken));
     assert!(html.contains("<pre>error: truncated</pre>"));
+}
+
+/// The class-wide sections by lesson: the lesson buttons (drawn hidden,
+/// shown by the script), a block per lesson for the checkpoint bars and the
+/// heatmap (shown for the whole course and that lesson), a histogram and a
+/// most-failed table for the whole course and for each lesson. A course of
+/// one lesson has no buttons and no per-lesson copies of the course's.
+#[test]
+fn html_groups_by_lesson() {
+    let run = support::run();
+    let html = report::html::render(&run);
+    assert_eq!(html.matches("<nav id=\"groups\"").count(), 1);
+    assert!(
+        html.contains("<nav id=\"groups\" class=\"groups\" aria-label=\"Show one lesson\" hidden>")
+    );
+    for key in ["all", "l0", "l1"] {
+        assert_eq!(
+            html.matches(&format!("<button type=\"button\" data-group=\"{key}\""))
+                .count(),
+            1,
+            "{key}"
+        );
+    }
+    let section = |id: &str| -> &str {
+        let start = html.find(&format!("<section id=\"{id}\">")).unwrap();
+        let end = start + html[start..].find("</section>").unwrap();
+        &html[start..end]
+    };
+    let blocks = |id: &str| -> Vec<String> {
+        section(id)
+            .split("data-groups=\"")
+            .skip(1)
+            .map(|b| b[..b.find('"').unwrap()].to_string())
+            .collect()
+    };
+    assert_eq!(blocks("scores"), ["all", "l0", "l1"]);
+    assert_eq!(blocks("checkpoints"), ["all l0", "all l1"]);
+    assert_eq!(blocks("heatmap"), ["all l0", "all l1"]);
+    assert_eq!(blocks("failed"), ["all", "l0", "l1"]);
+    // The lesson json-contract's heatmap has its checkpoint's column only.
+    let heat = section("heatmap");
+    let l0 = &heat[heat.find("data-groups=\"all l0\"").unwrap()
+        ..heat.find("data-groups=\"all l1\"").unwrap()];
+    assert!(l0.contains("parse_<wbr>contract_<wbr>json</th>"));
+    assert!(!l0.contains("validate_<wbr>tool_<wbr>call</th>"));
+    // Its most failed cases are its own.
+    let failed = section("failed");
+    let l0 = &failed
+        [failed.find("data-groups=\"l0\"").unwrap()..failed.find("data-groups=\"l1\"").unwrap()];
+    assert!(l0.contains("<code>parse_contract_json/"));
+    assert!(!l0.contains("<code>validate_tool_call/") && !l0.contains("<code>order_tool_results/"));
+
+    // One lesson: no buttons, no copies.
+    let mut one = support::run();
+    for cp in &mut one.corpus.checkpoints {
+        cp.lesson = "only".into();
+    }
+    let html = report::html::render(&one);
+    assert!(!html.contains("<nav id=\"groups\""));
+    assert_eq!(
+        html.matches("data-groups=\"all\"").count(),
+        2,
+        "a histogram and a table"
+    );
+    assert_eq!(
+        html.matches("data-groups=\"all l0\"").count(),
+        2,
+        "bars and a heatmap"
+    );
+    assert!(!html.contains("data-groups=\"l0\""));
 }

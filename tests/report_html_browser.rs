@@ -1,6 +1,8 @@
 //! The `--html` dashboard in a real browser (headless Chromium): the filter
-//! box filters the submissions table and "Failures by submission", and no
-//! chart label runs out of its chart (issue 9, item 9).
+//! box filters the submissions table and "Failures by submission", no
+//! chart label runs out of its chart (issue 9, item 9), and on the bundled
+//! course at 1,400 px the lesson buttons show one lesson's blocks and
+//! nothing scrolls sideways (issue 23, item 7; with a screenshot).
 //!
 //! Needs `chromium` on PATH (`.ci/run` installs it; `CHROMIUM` names
 //! another binary). Without it the tests are skipped with a note, except
@@ -42,34 +44,47 @@ fn browser_or_skip(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// The flags every run of Chromium here gets.
+const FLAGS: [&str; 6] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
+/// `html` with a script first in its head that collects the page's script
+/// errors into `window.__errors` (the page's own scripts included).
+fn catching_errors(html: &str) -> String {
+    html.replacen(
+        "<head>",
+        "<head>\n<script>window.__errors = []; window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });</script>",
+        1,
+    )
+}
+
 /// Loads `html` with `probe` (a script that runs after the page's own and
 /// writes its findings as JSON into `<body data-probe>`) and returns them;
 /// fails when a script of the page (or the probe) throws.
 fn probe(browser: &Path, html: &str, probe: &str) -> Value {
+    probe_at(browser, html, probe, (1280, 900))
+}
+
+/// [`probe`] in a window of `size` (width, height) CSS pixels.
+fn probe_at(browser: &Path, html: &str, probe: &str, size: (u32, u32)) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("dashboard.html");
-    // Errors are caught from the first script on (the page's own included).
-    let html = html.replacen(
-        "<head>",
-        "<head>\n<script>window.__errors = []; window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });</script>",
-        1,
-    );
+    let html = catching_errors(html);
     let html = html.replace(
         "</body>",
         &format!("<script>\ntry {{ document.body.setAttribute('data-probe', JSON.stringify({{errors: window.__errors, found: (function () {{ {probe} }})()}})); }} catch (e) {{ document.body.setAttribute('data-probe', JSON.stringify({{errors: window.__errors.concat(['probe: ' + e]), found: null}})); }}\n</script>\n</body>"),
     );
     std::fs::write(&page, html).unwrap();
     let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1280,900",
-        ])
+        .args(FLAGS)
+        .arg("--no-first-run")
+        .arg(format!("--window-size={},{}", size.0, size.1))
         .arg(format!(
             "--user-data-dir={}",
             dir.path().join("profile").display()
@@ -260,4 +275,177 @@ fn ten_thousand_submissions_page_and_filter() {
         "{text}"
     );
     assert_eq!(found["cleared"], report::html::PAGE);
+}
+
+/// Writes a PNG screenshot of `html` in a window of `size` CSS pixels to
+/// `png`, after `before` (a script run after the page's own: a click, say).
+fn screenshot(browser: &Path, html: &str, before: &str, size: (u32, u32), png: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("dashboard.html");
+    let html = html.replace(
+        "</body>",
+        &format!("<script>\n{before}\n</script>\n</body>"),
+    );
+    std::fs::write(&page, html).unwrap();
+    let _ = std::fs::remove_file(png);
+    let out = Command::new(browser)
+        .args(FLAGS)
+        .args(["--no-first-run", "--hide-scrollbars"])
+        .arg(format!("--window-size={},{}", size.0, size.1))
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        png.is_file(),
+        "no screenshot written: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The bundled course (`cases/`: twelve checkpoints over four lessons) with
+/// 200 submissions failing in every lesson, at 1,400 px: nothing scrolls
+/// sideways (the page, nor any heatmap), and each lesson's button shows
+/// that lesson's checkpoint bars, heatmap columns, most failed cases and
+/// score histogram only; "whole course" shows every checkpoint again.
+/// Screenshots of both views go to the test's temp dir (paths printed).
+#[test]
+fn lessons_filter_the_course_dashboard_at_1400_px() {
+    let Some(browser) = browser_or_skip("lessons at 1,400 px") else {
+        return;
+    };
+    let run = large::run(200);
+    // The course's lessons and their checkpoints, in course order.
+    let mut lessons: Vec<(String, Vec<String>)> = Vec::new();
+    for cp in &run.corpus.checkpoints {
+        match lessons.iter_mut().find(|(l, _)| *l == cp.lesson) {
+            Some((_, ids)) => ids.push(cp.id.clone()),
+            None => lessons.push((cp.lesson.clone(), vec![cp.id.clone()])),
+        }
+    }
+    let all: Vec<String> = run
+        .corpus
+        .checkpoints
+        .iter()
+        .map(|c| c.id.clone())
+        .collect();
+    assert_eq!((all.len(), lessons.len()), (12, 4), "{lessons:?}");
+    let html = report::html::render(&run);
+    let found = probe_at(
+        &browser,
+        &html,
+        r#"
+        function shown(selector, text) {
+          return Array.prototype.filter.call(document.querySelectorAll(selector), function (e) {
+            return e.getClientRects().length > 0;
+          }).map(text);
+        }
+        function state() {
+          var doc = document.documentElement;
+          return {
+            bars: shown('#checkpoints svg text.label', function (t) { return t.firstChild.nodeValue; }),
+            heat: shown('#heatmap table.heat thead th:not(:first-child)', function (th) { return th.textContent; }),
+            cases: shown('#failed table.cases tbody td:first-child code', function (c) { return c.textContent.split('/')[0]; }),
+            histograms: shown('#scores svg.chart', function (s) { return s.getAttribute('aria-label'); }),
+            page: [doc.scrollWidth, window.innerWidth],
+            heatmaps: shown('#heatmap .scroll', function (d) { return [d.scrollWidth, d.clientWidth]; }),
+            pressed: shown('#groups button[aria-pressed="true"]', function (b) { return b.getAttribute('data-group'); })
+          };
+        }
+        var buttons = document.querySelectorAll('#groups button');
+        var out = {nav: shown('#groups', function () { return true; }).length === 1, course: state(), lessons: []};
+        Array.prototype.forEach.call(buttons, function (b) {
+          if (b.getAttribute('data-group') === 'all') return;
+          b.click();
+          var s = state();
+          s.key = b.getAttribute('data-group');
+          out.lessons.push(s);
+        });
+        buttons[0].click();
+        out.again = state();
+        return out;
+        "#,
+        (1400, 1000),
+    );
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    let no_sideways_scroll = |s: &Value, what: &str| {
+        let page = s["page"].as_array().unwrap();
+        assert_eq!(page[1], 1400, "{what}: the window is 1,400 px wide: {s}");
+        assert!(
+            page[0].as_u64() <= page[1].as_u64(),
+            "{what}: the page scrolls sideways: {s}"
+        );
+        let heatmaps = s["heatmaps"].as_array().unwrap();
+        assert!(!heatmaps.is_empty(), "{what}: no heatmap shown: {s}");
+        for h in heatmaps {
+            assert!(
+                h[0].as_u64() <= h[1].as_u64(),
+                "{what}: a heatmap scrolls: {s}"
+            );
+        }
+        eprintln!(
+            "{what}: page {} of {} px, heatmaps (scroll, client) {}",
+            page[0], page[1], s["heatmaps"]
+        );
+    };
+    assert_eq!(found["nav"], true, "the lesson buttons show: {found}");
+    for (what, s) in [
+        ("whole course", &found["course"]),
+        ("again", &found["again"]),
+    ] {
+        no_sideways_scroll(s, what);
+        assert_eq!(strings(&s["bars"]), all, "{what}: {s}");
+        assert_eq!(strings(&s["heat"]), all, "{what}: {s}");
+        assert_eq!(strings(&s["pressed"]), ["all"], "{what}: {s}");
+        let histograms = strings(&s["histograms"]);
+        assert_eq!(histograms.len(), 1, "{what}: {s}");
+        assert!(histograms[0].ends_with("whole course"), "{what}: {s}");
+        let cases = strings(&s["cases"]);
+        assert_eq!(cases.len(), 25, "{what}: {s}");
+        assert!(cases.iter().all(|c| all.contains(c)), "{what}: {s}");
+    }
+    let shown = found["lessons"].as_array().unwrap();
+    assert_eq!(shown.len(), lessons.len(), "{found}");
+    for (i, (s, (lesson, ids))) in shown.iter().zip(&lessons).enumerate() {
+        let what = format!("lesson {lesson}");
+        no_sideways_scroll(s, &what);
+        assert_eq!(s["key"], format!("l{i}"), "{what}: {s}");
+        assert_eq!(strings(&s["pressed"]), [format!("l{i}")], "{what}: {s}");
+        assert_eq!(&strings(&s["bars"]), ids, "{what}: {s}");
+        assert_eq!(&strings(&s["heat"]), ids, "{what}: {s}");
+        let cases = strings(&s["cases"]);
+        assert!(
+            !cases.is_empty(),
+            "{what}: every lesson fails somewhere: {s}"
+        );
+        assert!(cases.iter().all(|c| ids.contains(c)), "{what}: {s}");
+        let histograms = strings(&s["histograms"]);
+        assert_eq!(histograms.len(), 1, "{what}: {s}");
+        assert!(histograms[0].ends_with(lesson.as_str()), "{what}: {s}");
+    }
+    // Screenshots, to look at: the whole course, and the second lesson.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("dashboard-course.html"), &html).unwrap();
+    for (name, before) in [
+        ("dashboard-1400-course.png", ""),
+        (
+            "dashboard-1400-lesson.png",
+            "document.querySelector('#groups button[data-group=\"l1\"]').click();",
+        ),
+    ] {
+        let png = dir.join(name);
+        screenshot(&browser, &html, before, (1400, 5200), &png);
+        println!("screenshot: {}", png.display());
+    }
 }

@@ -10,12 +10,16 @@
 //! the file reproducible.
 //!
 //! By default (`--gradescope-tests checkpoint`) each checkpoint is one test
-//! worth its points, whose output lists its first failed visible cases and
-//! counts the hidden ones; `case` gives one test per case instead. A reason
-//! every case failed with (main.py did not import) is said once, at the top.
+//! worth its points, whose output lists its first failures as the terminal's
+//! student view does (visible ones first, see [`super::FailedCheckpoint`])
+//! and counts the hidden ones, or says in one line that `main.py` does not
+//! define its function; `case` gives one test per case instead. A reason
+//! every case failed with (main.py did not import) is said once, at the top,
+//! after the points; then the checkpoints by lesson with their titles.
 
 use super::{
-    case_label, common_reason, failure_details, fmt_points, fmt_score, terminal, FIRST_FAILURES,
+    case_label, failure_details, failure_section, fmt_points, fmt_score, student_checkpoints,
+    terminal, FailedCheckpoint, FailureSection, FIRST_FAILURES,
 };
 use crate::corpus::Visibility;
 use crate::grade::{Audience, CheckpointGrade, GradeRun, Status};
@@ -83,12 +87,18 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
     let s = s.as_ref();
     // A reason every case failed with (main.py did not import) is said once,
     // at the top; the tests then only name it.
-    let common = common_reason(s);
+    let section = failure_section(s, Audience::Student);
+    let (common, failed) = match &section {
+        FailureSection::AllFailed(reason) => (Some(*reason), &[][..]),
+        FailureSection::Checkpoints(failed) => (None, failed.as_slice()),
+        FailureSection::NotGraded(_) => (None, &[][..]),
+    };
     let mut tests = Vec::new();
     if s.status == Status::Graded {
         for (ci, cp) in s.checkpoints.iter().enumerate() {
+            let failed = failed.iter().find(|c| std::ptr::eq(c.checkpoint, cp));
             match options.tests {
-                Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, common.is_some())),
+                Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, failed, common.is_some())),
                 Tests::Case => {
                     for (ki, case) in cp.cases.iter().enumerate() {
                         // A case is worth its share of the checkpoint's points.
@@ -102,6 +112,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
                             Some(_) if common.is_some() => {
                                 "failed for the reason at the top of the page".to_string()
                             }
+                            Some(f) if failed.is_some_and(|c| c.not_defined) => f.reason.clone(),
                             Some(f) => {
                                 let mut lines = vec![f.reason.clone()];
                                 lines.extend(failure_details(f));
@@ -142,10 +153,11 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
     let output = match (&s.error, common) {
         (Some(e), _) => format!("Your submission could not be graded: {e}"),
         (None, common) => format!(
-            "{} of {} points.\n\n{}{}",
+            "{} of {} points.\n\n{}{}{}",
             fmt_score(s.points, s.max_points),
             fmt_points(s.max_points),
             common.map_or(String::new(), |r| format!("Every case failed: {r}\n\n")),
+            checkpoint_list(&run, s),
             terminal::render(&run, false, false)
         ),
     };
@@ -168,42 +180,72 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
     Ok(text)
 }
 
+/// The course's checkpoints by lesson with their titles, passed or not, as
+/// the terminal's student view starts a submission's failures:
+/// `json-contract — your checkpoints 2 / 3` then `  ✓ id — title` lines.
+/// Titles are `course.toml`'s, escaped as all of the output's text.
+fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String {
+    let shown = super::text::escaped;
+    let mut out = String::new();
+    for lesson in student_checkpoints(run, s).into_iter().flatten() {
+        out.push_str(&shown(&lesson.heading()));
+        out.push('\n');
+        for c in &lesson.checkpoints {
+            out.push_str(&format!("  {} {}\n", c.mark(), shown(&c.text())));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// One checkpoint as one test: its points, and its first failures (as the
-/// student may see them) in the output.
-fn checkpoint_test(index: usize, cp: &CheckpointGrade, common: bool) -> Value {
-    let failed: Vec<_> = cp.failures().collect();
-    let (shown, hidden): (Vec<_>, Vec<_>) = failed
-        .iter()
-        .partition(|(case, _)| case.visibility == Visibility::Visible);
+/// student may see them, in the order the terminal's student view shows
+/// them: see [`FailedCheckpoint`]) in the output; one line when `main.py`
+/// does not define its function.
+fn checkpoint_test(
+    index: usize,
+    cp: &CheckpointGrade,
+    failed: Option<&FailedCheckpoint>,
+    common: bool,
+) -> Value {
     let mut lines = Vec::new();
-    if failed.is_empty() {
+    if cp.passed {
         lines.push(format!("all {} cases passed", cp.cases_total));
+    } else if common {
+        lines.push(format!(
+            "{} of {} cases failed",
+            cp.cases_total - cp.cases_passed,
+            cp.cases_total
+        ));
+        lines.push("(every case failed for the reason at the top of the page)".into());
+    } else if let Some(line) = failed.and_then(FailedCheckpoint::not_defined_line) {
+        lines.push(line);
     } else {
+        let failed = failed.map_or(&[][..], |c| c.failed.as_slice());
         lines.push(format!(
             "{} of {} cases failed",
             failed.len(),
             cp.cases_total
         ));
-        if common {
-            lines.push("(every case failed for the reason at the top of the page)".into());
-        } else {
-            for (case, f) in shown.iter().take(FIRST_FAILURES) {
-                lines.push(String::new());
-                lines.push(format!("✗ {}: {}", case_label(case), f.reason));
-                lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
-            }
-            if shown.len() > FIRST_FAILURES {
-                lines.push(String::new());
-                lines.push(format!("… and {} more", shown.len() - FIRST_FAILURES));
-            }
-            if !hidden.is_empty() {
-                lines.push(String::new());
-                lines.push(format!(
-                    "{} hidden case{} failed (hidden cases show no input)",
-                    hidden.len(),
-                    if hidden.len() == 1 { "" } else { "s" }
-                ));
-            }
+        for (case, f) in failed.iter().take(FIRST_FAILURES) {
+            lines.push(String::new());
+            lines.push(format!("✗ {}: {}", case_label(case), f.reason));
+            lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));
+        }
+        if failed.len() > FIRST_FAILURES {
+            lines.push(String::new());
+            lines.push(format!("… and {} more", failed.len() - FIRST_FAILURES));
+        }
+        let hidden = failed
+            .iter()
+            .filter(|(case, _)| case.visibility == Visibility::Hidden)
+            .count();
+        if hidden > 0 {
+            lines.push(String::new());
+            lines.push(format!(
+                "{hidden} hidden case{} failed (hidden cases show no input)",
+                if hidden == 1 { "" } else { "s" }
+            ));
         }
     }
     json!({

@@ -3,8 +3,8 @@
 //! checkpoint in fenced blocks (student text is never read as Markdown).
 
 use super::{
-    case_label, failure_details, failure_section, has_failures, total_cell, FailureSection,
-    FIRST_FAILURES,
+    case_label, failure_details, failure_section, has_failures, student_checkpoints, total_cell,
+    FailureSection, FIRST_FAILURES,
 };
 use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::fmt::Write;
@@ -67,15 +67,17 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
             continue;
         }
         let s = run.full_one(summary);
-        w.write_all(submission(&s).as_bytes())?;
+        w.write_all(submission(run, &s).as_bytes())?;
     }
     Ok(())
 }
 
-/// One submission's failure section.
-fn submission(s: &SubmissionGrade) -> String {
+/// One submission's failure section: for students, its checkpoints by
+/// lesson first ([`student_checkpoints`]).
+fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
     let mut out = String::new();
-    let checkpoints = match failure_section(s) {
+    let section = failure_section(s, run.audience);
+    match section {
         FailureSection::NotGraded(e) => {
             let _ = writeln!(out, "### {}: not graded\n", cell(&s.id));
             let _ = writeln!(out, "{}", fenced(&format!("error: {e}")));
@@ -84,12 +86,29 @@ fn submission(s: &SubmissionGrade) -> String {
         FailureSection::AllFailed(reason) => {
             let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
             let _ = writeln!(out, "{}", fenced(reason));
-            return out;
         }
-        FailureSection::Checkpoints(checkpoints) => checkpoints,
+        FailureSection::Checkpoints(_) => {}
+    }
+    if let Some(lessons) = student_checkpoints(run, s) {
+        let _ = writeln!(out, "### {}: your checkpoints\n", cell(&s.id));
+        for lesson in lessons {
+            let _ = writeln!(out, "**{}**\n", cell(&lesson.heading()));
+            for c in &lesson.checkpoints {
+                let _ = writeln!(out, "- {} {}", c.mark(), cell(&c.text()));
+            }
+            let _ = writeln!(out);
+        }
+    }
+    let FailureSection::Checkpoints(checkpoints) = section else {
+        return out;
     };
     for c in checkpoints {
         let (cp, failed) = (c.checkpoint, &c.failed);
+        if let Some(line) = c.not_defined_line() {
+            // As the other checkpoint headings: ids are the corpus's.
+            let _ = writeln!(out, "### {} / {line}\n", cell(&s.id));
+            continue;
+        }
         let _ = writeln!(
             out,
             "### {} / {}: {} of {} cases failed\n",

@@ -19,7 +19,8 @@ pub mod schema;
 pub mod terminal;
 pub mod text;
 
-use crate::grade::{CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
+use crate::corpus::Visibility;
+use crate::grade::{Audience, CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
 use std::io::Write;
 use std::path::Path;
 
@@ -294,7 +295,8 @@ pub fn case_label(c: &CaseGrade) -> String {
 }
 
 /// The one reason every case of a graded submission failed with (an import
-/// error, a missing file...), so summaries can say it once. In a student's
+/// error, a missing file...), so summaries can say it once; not when it is
+/// that no function is defined (each checkpoint says that itself). In a student's
 /// view hidden cases say only `a hidden case failed: <brief>`: when every
 /// case has the same brief and the visible ones the same reason, that
 /// reason is still the one (the brief, when every case is hidden).
@@ -306,6 +308,11 @@ pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
         .map(|c| c.failure.as_ref())
         .collect::<Option<_>>()?;
     let first = failures.first()?;
+    // A main.py that defines none of the functions: each checkpoint says
+    // so in its own line (see [`FailedCheckpoint::not_defined`]).
+    if failures.iter().all(|f| f.brief == NOT_DEFINED) {
+        return None;
+    }
     if failures.iter().all(|f| f.reason == first.reason) {
         return Some(&first.reason);
     }
@@ -324,25 +331,53 @@ pub fn common_reason(s: &SubmissionGrade) -> Option<&str> {
 }
 
 /// What the failure section of every human-readable report (terminal,
-/// Markdown, HTML) says about one submission, decided in one place so they
-/// never disagree.
+/// Markdown, HTML, Gradescope) says about one submission, decided in one
+/// place so they never disagree.
 pub enum FailureSection<'a> {
     /// The submission was not graded: why.
     NotGraded(&'a str),
-    /// Every case failed for the same reason (see [`common_reason`]): said once.
+    /// Every case failed for the same reason (see [`common_reason`]): said
+    /// once, at the top, and no call is listed.
     AllFailed(&'a str),
     /// Each checkpoint with a failed case, in course order (empty: all passed).
     Checkpoints(Vec<FailedCheckpoint<'a>>),
 }
 
-/// A checkpoint's failed cases, in case order.
+/// The brief of a case whose function `main.py` does not define (see
+/// `grade::verdict`, `CaseOutcome::Missing`).
+pub const NOT_DEFINED: &str = "function not defined";
+
+/// A checkpoint's failed cases, in the order a report shows them: corpus
+/// order for instructors; for students the visible ones first (in corpus
+/// order), then the hidden ones, so a hidden failure never takes the place
+/// of a visible one among the first [`FIRST_FAILURES`].
 pub struct FailedCheckpoint<'a> {
     pub checkpoint: &'a CheckpointGrade,
     pub failed: Vec<(&'a CaseGrade, &'a Failure)>,
+    /// `main.py` does not define the function: every case failed with
+    /// [`NOT_DEFINED`]. Reports say so in one line ([`FailedCheckpoint::not_defined_line`])
+    /// and list no call.
+    pub not_defined: bool,
 }
 
-/// The [`FailureSection`] of a submission.
-pub fn failure_section(s: &SubmissionGrade) -> FailureSection<'_> {
+impl FailedCheckpoint<'_> {
+    /// `run_tool: not defined in main.py — 94 cases not run`, for a
+    /// checkpoint whose function is not defined.
+    pub fn not_defined_line(&self) -> Option<String> {
+        self.not_defined.then(|| {
+            let n = self.checkpoint.cases_total;
+            format!(
+                "{}: not defined in main.py — {n} case{} not run",
+                self.checkpoint.id,
+                if n == 1 { "" } else { "s" }
+            )
+        })
+    }
+}
+
+/// The [`FailureSection`] of a submission, as `audience` reads it (which
+/// failures come first: see [`FailedCheckpoint`]).
+pub fn failure_section(s: &SubmissionGrade, audience: Audience) -> FailureSection<'_> {
     if let Some(e) = &s.error {
         return FailureSection::NotGraded(e);
     }
@@ -352,13 +387,117 @@ pub fn failure_section(s: &SubmissionGrade) -> FailureSection<'_> {
     FailureSection::Checkpoints(
         s.checkpoints
             .iter()
-            .map(|checkpoint| FailedCheckpoint {
-                checkpoint,
-                failed: checkpoint.failures().collect(),
+            .map(|checkpoint| {
+                let mut failed: Vec<_> = checkpoint.failures().collect();
+                if audience == Audience::Student {
+                    // Stable: corpus order within visible and within hidden.
+                    failed.sort_by_key(|(case, _)| case.visibility == Visibility::Hidden);
+                }
+                let not_defined = !failed.is_empty()
+                    && failed.len() == checkpoint.cases_total
+                    && failed.iter().all(|(_, f)| f.brief == NOT_DEFINED);
+                FailedCheckpoint {
+                    checkpoint,
+                    failed,
+                    not_defined,
+                }
             })
             .filter(|c| !c.failed.is_empty())
             .collect(),
     )
+}
+
+/// One lesson of a student's checkpoint list ([`student_checkpoints`]).
+pub struct LessonCheckpoints<'a> {
+    /// The lesson's id (`json-contract`).
+    // TODO(lead): the lesson's title (`Lesson 02 — JSON contract`) is in
+    // `course.toml` but not in `GradeRun` (`CorpusInfo` has no lessons);
+    // carrying it means a field in the JSON report (`autograder-report/1`).
+    pub lesson: &'a str,
+    pub checkpoints: Vec<CheckpointLine<'a>>,
+}
+
+impl LessonCheckpoints<'_> {
+    /// `json-contract — your checkpoints 2 / 3`.
+    pub fn heading(&self) -> String {
+        format!(
+            "{} — your checkpoints {} / {}",
+            self.lesson,
+            self.checkpoints.iter().filter(|c| c.passed).count(),
+            self.checkpoints.len()
+        )
+    }
+}
+
+/// One checkpoint of a student's checkpoint list.
+pub struct CheckpointLine<'a> {
+    pub id: &'a str,
+    /// Its title in `course.toml` (empty when the run does not know it).
+    pub title: &'a str,
+    pub passed: bool,
+    pub cases_passed: usize,
+    pub cases_total: usize,
+}
+
+impl CheckpointLine<'_> {
+    /// `✓` or `✗`.
+    pub fn mark(&self) -> &'static str {
+        if self.passed {
+            "✓"
+        } else {
+            "✗"
+        }
+    }
+
+    /// `parse_contract_json — Parse exactly one bounded JSON object`, with
+    /// ` (118/130)` (cases passed of its cases) when it is not passed.
+    pub fn text(&self) -> String {
+        let mut text = self.id.to_string();
+        if !self.title.is_empty() {
+            text.push_str(" — ");
+            text.push_str(self.title);
+        }
+        if !self.passed {
+            text.push_str(&format!(" ({}/{})", self.cases_passed, self.cases_total));
+        }
+        text
+    }
+}
+
+/// What a student's view shows before the first failures: the course's
+/// checkpoints by lesson (course order) with their titles, passed or not.
+/// `None` unless the run is for students and the submission was graded.
+pub fn student_checkpoints<'a>(
+    run: &'a GradeRun,
+    s: &'a SubmissionGrade,
+) -> Option<Vec<LessonCheckpoints<'a>>> {
+    if run.audience != Audience::Student || s.status != crate::grade::Status::Graded {
+        return None;
+    }
+    let mut lessons: Vec<LessonCheckpoints<'a>> = Vec::new();
+    for cp in &s.checkpoints {
+        let title = run
+            .corpus
+            .checkpoints
+            .iter()
+            .find(|c| *c.id == *cp.id)
+            .map_or("", |c| c.title.as_str());
+        let line = CheckpointLine {
+            id: &cp.id,
+            title,
+            passed: cp.passed,
+            cases_passed: cp.cases_passed,
+            cases_total: cp.cases_total,
+        };
+        match lessons.last_mut() {
+            Some(l) if *l.lesson == *cp.lesson => l.checkpoints.push(line),
+            _ => lessons.push(LessonCheckpoints {
+                lesson: &cp.lesson,
+                checkpoints: vec![line],
+            }),
+        }
+    }
+    Some(lessons)
 }
 
 /// The checkpoint ids of the run, in course order.

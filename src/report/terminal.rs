@@ -1,10 +1,12 @@
 //! The terminal summary: a table submissions × checkpoints (✓ when passed,
 //! else passed/total weight), totals, then the first failures of every
-//! checkpoint with call, expected, got and a diff.
+//! checkpoint with call, expected, got and a diff. The table fits the
+//! terminal's width: when the checkpoints do not, its columns are lessons,
+//! else totals only (see [`Layout`]); a row never wraps.
 
 use super::{
-    case_label, checkpoint_ids, failure_details, failure_section, has_failures, total_cell,
-    FailureSection, FIRST_FAILURES,
+    case_label, checkpoint_ids, failure_details, failure_section, has_failures,
+    student_checkpoints, total_cell, FailureSection, FIRST_FAILURES,
 };
 use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::fmt::Write;
@@ -76,21 +78,39 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
     )
 }
 
-/// [`render`] with the failure details chosen by `details`.
+/// [`render`] with the failure details chosen by `details`. Its table is
+/// not fitted to a width: one column per checkpoint.
 pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
-    super::to_string(|w| write_with(run, color, details, w))
+    super::to_string(|w| write_fitted(run, color, details, usize::MAX, w))
 }
 
-/// Writes [`render_with`]'s text into `out`: the table (summaries only),
-/// then each detailed submission's failures as its case grades are read
-/// back, one submission at a time.
+/// [`render_with`] with the table fitted to `width` columns (see [`Layout`]).
+pub fn render_fitted(run: &GradeRun, color: bool, details: Details, width: usize) -> String {
+    super::to_string(|w| write_fitted(run, color, details, width, w))
+}
+
+/// What `autograder grade` prints on stdout: [`write_fitted`] at the
+/// [`width`] the environment says.
 pub fn write_with(
     run: &GradeRun,
     color: bool,
     details: Details,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    table(run, color, w)?;
+    write_fitted(run, color, details, width(), w)
+}
+
+/// Writes [`render_fitted`]'s text into `out`: the table (summaries only,
+/// fitted to `width` columns), then each detailed submission's failures as
+/// its case grades are read back, one submission at a time.
+pub fn write_fitted(
+    run: &GradeRun,
+    color: bool,
+    details: Details,
+    width: usize,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    table(run, color, details, width, w)?;
     if details == Details::None {
         return Ok(());
     }
@@ -116,14 +136,131 @@ pub fn write_with(
         } else {
             std::borrow::Cow::Borrowed(summary)
         };
-        submission_failures(&mut out, &s, color);
+        submission_failures(&mut out, run, &s, color);
         w.write_all(out.as_bytes())?;
     }
     Ok(())
 }
 
-/// The summary table (and the integrity findings), from summaries alone.
-fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+/// The width the table is fitted to when neither `COLUMNS` nor a terminal
+/// says one (a pipe, a file, a CI log).
+pub const DEFAULT_WIDTH: usize = 100;
+
+/// The width `autograder grade` fits its table to (see [`width_from`]):
+/// `COLUMNS`, else the width of stdout when it is a terminal, else
+/// [`DEFAULT_WIDTH`].
+pub fn width() -> usize {
+    let tty = console::Term::stdout()
+        .size_checked()
+        .map(|(_rows, columns)| usize::from(columns));
+    width_from(std::env::var("COLUMNS").ok().as_deref(), tty)
+}
+
+/// The width decision: `columns` (the `COLUMNS` variable) when it is a
+/// positive integer, else `tty` (the terminal's width, when stdout is one
+/// and says it), else [`DEFAULT_WIDTH`].
+pub fn width_from(columns: Option<&str>, tty: Option<usize>) -> usize {
+    columns
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .or(tty.filter(|&n| n > 0))
+        .unwrap_or(DEFAULT_WIDTH)
+}
+
+/// The table's layouts, tried in this order: the first that fits the width
+/// is used (see [`fit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// One column per checkpoint: `✓`, or the passed weight of its cases
+    /// out of their total (`104/107`).
+    Checkpoints,
+    /// One column per lesson, headed by its id: `✓` when every checkpoint
+    /// of the lesson passed, else its points out of its maximum (`2.85/3`).
+    Lessons,
+    /// The id and the total only; the id column is cut (`…`) if even this
+    /// is wider than the width.
+    Totals,
+}
+
+/// A cell's text and colour.
+type Cell = (String, Option<&'static str>);
+
+/// One submission's cells in every layout. Made twice (for the widths,
+/// then to write the row) rather than kept: the table of a large run is
+/// not held.
+struct Cells {
+    id: String,
+    checkpoints: Vec<Cell>,
+    lessons: Vec<Cell>,
+    total: Cell,
+}
+
+impl Cells {
+    fn of(s: &SubmissionGrade, lessons: &[&str]) -> Cells {
+        let checkpoints = s
+            .checkpoints
+            .iter()
+            .map(|cp| match s.status {
+                Status::Error => ("-".to_string(), Some(RED)),
+                Status::Graded if cp.passed => ("✓".to_string(), Some(GREEN)),
+                Status::Graded => (
+                    format!("{}/{}", cp.weight_passed, cp.weight_total),
+                    Some(RED),
+                ),
+            })
+            .collect();
+        let lessons = lessons
+            .iter()
+            .map(|&lesson| {
+                let of_lesson = || s.checkpoints.iter().filter(|c| *c.lesson == *lesson);
+                match s.status {
+                    Status::Error => ("-".to_string(), Some(RED)),
+                    Status::Graded if of_lesson().all(|c| c.passed) => {
+                        ("✓".to_string(), Some(GREEN))
+                    }
+                    Status::Graded => {
+                        let points: f64 = of_lesson().map(|c| c.points).sum();
+                        let max: f64 = of_lesson().map(|c| c.max_points).sum();
+                        let shown = super::fmt_score(points, max);
+                        (format!("{shown}/{}", super::fmt_points(max)), Some(RED))
+                    }
+                }
+            })
+            .collect();
+        let ok = s.status == Status::Graded && s.checkpoints.iter().all(|c| c.passed);
+        Cells {
+            id: printable(&s.id),
+            checkpoints,
+            lessons,
+            total: (total_cell(s), Some(if ok { GREEN } else { RED })),
+        }
+    }
+
+    /// The row in `layout`.
+    fn row(&self, layout: Layout) -> Vec<Cell> {
+        let middle: &[Cell] = match layout {
+            Layout::Checkpoints => &self.checkpoints,
+            Layout::Lessons => &self.lessons,
+            Layout::Totals => &[],
+        };
+        let mut row = vec![(self.id.clone(), None)];
+        row.extend_from_slice(middle);
+        row.push(self.total.clone());
+        row
+    }
+}
+
+/// The summary table (and the integrity findings), from summaries alone,
+/// in the first [`Layout`] that fits `width` columns; a grouped layout
+/// says so in a line under the table. No line of the table is wider than
+/// `width` characters (colours do not count).
+fn table(
+    run: &GradeRun,
+    color: bool,
+    details: Details,
+    width: usize,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let paint = |text: &str, code: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -132,38 +269,61 @@ fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Re
         }
     };
     let ids = checkpoint_ids(run);
-    let mut header = vec!["submission".to_string()];
-    header.extend(ids.iter().map(|s| s.to_string()));
-    header.push("total".into());
-    // A row's cells as (text, colour), made twice (for the widths, then to
-    // write it) rather than kept: the table of a large run is not held.
-    let row = |s: &SubmissionGrade| -> Vec<(String, Option<&str>)> {
-        let mut row = vec![(printable(&s.id), None)];
-        for cp in &s.checkpoints {
-            row.push(match s.status {
-                Status::Error => ("-".to_string(), Some(RED)),
-                Status::Graded if cp.passed => ("✓".to_string(), Some(GREEN)),
-                Status::Graded => (
-                    format!("{}/{}", cp.weight_passed, cp.weight_total),
-                    Some(RED),
-                ),
-            });
-        }
-        let ok = s.status == Status::Graded && s.checkpoints.iter().all(|c| c.passed);
-        row.push((total_cell(s), Some(if ok { GREEN } else { RED })));
-        row
-    };
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for s in &run.submissions {
-        for (width, (text, _)) in widths.iter_mut().zip(row(s)) {
-            *width = (*width).max(text.chars().count());
+    let mut lessons: Vec<&str> = Vec::new();
+    for c in &run.corpus.checkpoints {
+        if !lessons.contains(&c.lesson.as_str()) {
+            lessons.push(&c.lesson);
         }
     }
+    let header = |layout: Layout| -> Vec<String> {
+        let middle: &[&str] = match layout {
+            Layout::Checkpoints => &ids,
+            Layout::Lessons => &lessons,
+            Layout::Totals => &[],
+        };
+        let mut header = vec!["submission".to_string()];
+        header.extend(middle.iter().map(|s| s.to_string()));
+        header.push("total".into());
+        header
+    };
+    // The widest cell of every column of every layout (headers aside).
+    let layouts = [Layout::Checkpoints, Layout::Lessons, Layout::Totals];
+    let mut cell_widths: Vec<Vec<usize>> =
+        layouts.iter().map(|&l| vec![0; header(l).len()]).collect();
+    for s in &run.submissions {
+        let cells = Cells::of(s, &lessons);
+        for (widths, &layout) in cell_widths.iter_mut().zip(&layouts) {
+            for (width, (text, _)) in widths.iter_mut().zip(cells.row(layout)) {
+                *width = (*width).max(text.chars().count());
+            }
+        }
+    }
+    // Lessons are a layout of their own only when they group checkpoints.
+    let mut chosen = None;
+    for (i, &layout) in layouts.iter().enumerate() {
+        if layout == Layout::Lessons && lessons.len() >= ids.len() {
+            continue;
+        }
+        if let Some(widths) = fit(&header(layout), &cell_widths[i], width) {
+            chosen = Some((layout, widths));
+            break;
+        }
+    }
+    let (layout, widths) = chosen.unwrap_or_else(|| {
+        let totals = header(Layout::Totals);
+        (
+            Layout::Totals,
+            totals_widths(&totals, &cell_widths[2], width),
+        )
+    });
+    let head = header(layout);
+
     let mut out = String::new();
     if let Some(shards) = &run.shards {
         let _ = writeln!(out, "{}", paint(&shards.note(), RED));
     }
     let pad = |text: &str, width: usize, left: bool| {
+        let text = cut(text, width);
         let fill = " ".repeat(width.saturating_sub(text.chars().count()));
         if left {
             format!("{text}{fill}")
@@ -171,27 +331,57 @@ fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Re
             format!("{fill}{text}")
         }
     };
-    let head: Vec<String> = header
+    let head: Vec<Cell> = head
         .iter()
         .enumerate()
-        .map(|(i, h)| pad(h, widths[i], i == 0))
+        .map(|(i, h)| (pad(h, widths[i], i == 0), None))
         .collect();
-    let _ = writeln!(out, "{}", paint(head.join("  ").trim_end(), BOLD));
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(joined(&head, width, false).trim_end(), BOLD)
+    );
     for s in &run.submissions {
-        let cells: Vec<String> = row(s)
-            .iter()
+        let cells: Vec<Cell> = Cells::of(s, &lessons)
+            .row(layout)
+            .into_iter()
             .enumerate()
-            .map(|(i, (text, code))| {
-                let padded = pad(text, widths[i], i == 0);
-                match code {
-                    Some(code) => paint(&padded, code),
-                    None => padded,
-                }
-            })
+            .map(|(i, (text, code))| (pad(&text, widths[i], i == 0), code))
             .collect();
-        let _ = writeln!(out, "{}", cells.join("  "));
+        let _ = writeln!(out, "{}", joined(&cells, width, color));
         w.write_all(out.as_bytes())?;
         out.clear();
+    }
+    if layout != Layout::Checkpoints {
+        let what = match layout {
+            Layout::Lessons => "columns are lessons",
+            _ => "totals only",
+        };
+        let place = if details == Details::None {
+            "see --html or --json"
+        } else {
+            "see the failures below"
+        };
+        // How wide the table is with a column per checkpoint.
+        let all: usize = header(Layout::Checkpoints)
+            .iter()
+            .zip(&cell_widths[0])
+            .map(|(h, &c)| h.chars().count().max(c) + 2)
+            .sum::<usize>()
+            - 2;
+        let notes = [
+            format!(
+                "{what}, to fit {width} columns: {place} (or COLUMNS={all}) for each checkpoint"
+            ),
+            format!("{what}, to fit {width} columns: {place} for each checkpoint"),
+            format!("{what}: {place} for each checkpoint"),
+            what.to_string(),
+        ];
+        let note = notes
+            .iter()
+            .find(|n| n.chars().count() <= width)
+            .unwrap_or(&notes[3]);
+        let _ = writeln!(out, "{}", joined(&[(note.clone(), None)], width, false));
     }
     let flagged: Vec<(String, String)> = run
         .submissions
@@ -211,8 +401,146 @@ fn table(run: &GradeRun, color: bool, w: &mut dyn std::io::Write) -> std::io::Re
     w.write_all(out.as_bytes())
 }
 
-/// One submission's failure details (as [`failure_section`] decides them).
-fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
+/// The column widths of a table with `headers` and cells at most `cells`
+/// wide (per column) that fit in `width` characters (two spaces between
+/// columns): each column as wide as its header and its cells when that
+/// fits. Else the headers between the id and the total are cut
+/// (`validate_tool_c…`), the widest first and only as far as needed, never
+/// narrower than their widest cell nor to a prefix that starts another
+/// header too (so `run_tool` is never cut: it starts `run_tools`). `None`
+/// when even that does not fit.
+fn fit(headers: &[String], cells: &[usize], width: usize) -> Option<Vec<usize>> {
+    let n = headers.len();
+    let seps = 2 * n.saturating_sub(1);
+    let total = |widths: &[usize]| widths.iter().sum::<usize>() + seps;
+    let natural: Vec<usize> = headers
+        .iter()
+        .zip(cells)
+        .map(|(h, &c)| h.chars().count().max(c))
+        .collect();
+    if total(&natural) <= width {
+        return Some(natural);
+    }
+    let least: Vec<usize> = (0..n)
+        .map(|i| {
+            if i == 0 || i + 1 == n {
+                natural[i]
+            } else {
+                cells[i].max(shortest_cut(headers, i)).min(natural[i])
+            }
+        })
+        .collect();
+    // Every column at most `level` wide, as far as it may be cut.
+    let at = |level: usize| -> Vec<usize> {
+        natural
+            .iter()
+            .zip(&least)
+            .map(|(&nat, &min)| nat.min(level).max(min))
+            .collect()
+    };
+    let top = natural.iter().copied().max().unwrap_or(0);
+    let level = (0..top).rev().find(|&l| total(&at(l)) <= width)?;
+    let mut widths = at(level);
+    // What is left at that level goes to the first of the cut columns.
+    let mut room = width - total(&widths);
+    for (w, &nat) in widths.iter_mut().zip(&natural) {
+        if room == 0 {
+            break;
+        }
+        if *w == level && nat > level {
+            *w += 1;
+            room -= 1;
+        }
+    }
+    Some(widths)
+}
+
+/// The width of the shortest cut of header `i` (`prefix…`) whose prefix
+/// starts no other header; its own width when there is none.
+fn shortest_cut(headers: &[String], i: usize) -> usize {
+    let own: Vec<char> = headers[i].chars().collect();
+    (1..own.len())
+        .find(|&p| {
+            let prefix: String = own[..p].iter().collect();
+            !headers
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && other.starts_with(&prefix))
+        })
+        .map_or(own.len(), |p| (p + 1).min(own.len()))
+}
+
+/// The widths of the id and total columns: the id column cut to what the
+/// total leaves of `width` (at least one character).
+fn totals_widths(headers: &[String], cells: &[usize], width: usize) -> Vec<usize> {
+    let natural: Vec<usize> = headers
+        .iter()
+        .zip(cells)
+        .map(|(h, &c)| h.chars().count().max(c))
+        .collect();
+    let (id, total) = (natural[0], natural[1]);
+    vec![id.min(width.saturating_sub(total + 2)).max(1), total]
+}
+
+/// `text` in at most `width` characters: cut, ending with `…`, when longer.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    if width > 0 {
+        cut.push('…');
+    }
+    cut
+}
+
+/// A line of cells (padded already) two spaces apart, each painted in its
+/// colour when `color`, cut to `width` characters (the last one `…`) when
+/// longer: a line of the table never wraps.
+fn joined(cells: &[Cell], width: usize, color: bool) -> String {
+    let mut pieces: Vec<(&str, Option<&str>)> = Vec::new();
+    for (i, (text, code)) in cells.iter().enumerate() {
+        if i > 0 {
+            pieces.push(("  ", None));
+        }
+        pieces.push((text, *code));
+    }
+    let len: usize = pieces.iter().map(|(t, _)| t.chars().count()).sum();
+    // Characters still to show, the `…` aside.
+    let mut room = if len > width {
+        width.saturating_sub(1)
+    } else {
+        len
+    };
+    let mut out = String::new();
+    for (text, code) in pieces {
+        let n = text.chars().count();
+        let whole = n <= room;
+        let mut piece: String = if whole {
+            text.to_string()
+        } else {
+            text.chars().take(room).collect()
+        };
+        room -= n.min(room);
+        if !whole {
+            piece.push('…');
+        }
+        match code {
+            Some(code) if color => {
+                let _ = write!(out, "{code}{piece}{RESET}");
+            }
+            _ => out.push_str(&piece),
+        }
+        if !whole {
+            break;
+        }
+    }
+    out
+}
+
+/// One submission's failure details (as [`failure_section`] decides them):
+/// for students, its checkpoints by lesson first ([`student_checkpoints`]).
+fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, color: bool) {
     let paint = |text: &str, code: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -221,7 +549,7 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
         }
     };
     let id = printable(&s.id);
-    let section = failure_section(s);
+    let section = failure_section(s, run.audience);
     if let FailureSection::NotGraded(e) = section {
         let _ = writeln!(
             out,
@@ -243,21 +571,43 @@ fn submission_failures(out: &mut String, s: &SubmissionGrade, color: bool) {
             )
         );
     }
-    let checkpoints = match section {
-        FailureSection::NotGraded(_) => return,
-        FailureSection::AllFailed(reason) => {
+    if let FailureSection::AllFailed(reason) = section {
+        let _ = writeln!(
+            out,
+            "\n{}: every case failed: {}",
+            paint(&id, BOLD),
+            paint(&printable(reason), RED)
+        );
+    }
+    // A submission without failures has no section to start.
+    if has_failures(s) {
+        for lesson in student_checkpoints(run, s).into_iter().flatten() {
             let _ = writeln!(
                 out,
-                "\n{}: every case failed: {}",
+                "\n{} {}",
                 paint(&id, BOLD),
-                paint(&printable(reason), RED)
+                printable(&lesson.heading())
             );
-            return;
+            for c in &lesson.checkpoints {
+                let mark = paint(c.mark(), if c.passed { GREEN } else { RED });
+                let _ = writeln!(out, "  {mark} {}", printable(&c.text()));
+            }
         }
-        FailureSection::Checkpoints(checkpoints) => checkpoints,
+    }
+    let FailureSection::Checkpoints(checkpoints) = section else {
+        return;
     };
     for c in checkpoints {
         let (cp, failed) = (c.checkpoint, &c.failed);
+        if let Some(line) = c.not_defined_line() {
+            let _ = writeln!(
+                out,
+                "\n{} {}",
+                paint(&id, BOLD),
+                paint(&printable(&line), RED)
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "\n{} {} — {} of {} cases failed",
@@ -315,5 +665,99 @@ mod tests {
         assert!(!color_wanted(false, false, false, Some("xterm")));
         assert!(color_wanted(false, false, true, Some("dumb")));
         assert!(!color_wanted(true, true, true, Some("xterm")));
+    }
+
+    #[test]
+    fn the_width_is_columns_else_the_terminal_else_100() {
+        use super::{width_from, DEFAULT_WIDTH};
+        assert_eq!(DEFAULT_WIDTH, 100);
+        assert_eq!(width_from(Some("80"), Some(120)), 80);
+        assert_eq!(width_from(Some("300"), None), 300);
+        // Not a positive integer: as if unset.
+        for bad in [
+            "",
+            "0",
+            "-5",
+            "wide",
+            " 80",
+            "80x",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(width_from(Some(bad), Some(120)), 120, "{bad:?}");
+            assert_eq!(width_from(Some(bad), None), 100, "{bad:?}");
+        }
+        assert_eq!(width_from(None, Some(132)), 132);
+        assert_eq!(width_from(None, Some(0)), 100);
+        assert_eq!(width_from(None, None), 100);
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn headers_are_cut_only_as_far_as_needed_and_never_ambiguously() {
+        use super::{fit, shortest_cut};
+        let headers = strings(&[
+            "submission",
+            "run_tool",
+            "run_tools",
+            "run_tool_loop",
+            "total",
+        ]);
+        // `run_tool` starts the others: never cut; `run_tool_loop` no shorter than `run_tool_…`.
+        assert_eq!(shortest_cut(&headers, 1), 8);
+        assert_eq!(shortest_cut(&headers, 2), 9);
+        assert_eq!(shortest_cut(&headers, 3), 10);
+        let cells = [12, 1, 5, 5, 10];
+        // 12 + 8 + 9 + 13 + 10 and four gaps of two.
+        assert_eq!(fit(&headers, &cells, 60), Some(vec![12, 8, 9, 13, 10]));
+        assert_eq!(fit(&headers, &cells, 61), Some(vec![12, 8, 9, 13, 10]));
+        // The widest header is cut first, as far as needed.
+        assert_eq!(fit(&headers, &cells, 58), Some(vec![12, 8, 9, 11, 10]));
+        assert_eq!(fit(&headers, &cells, 57), Some(vec![12, 8, 9, 10, 10]));
+        assert_eq!(fit(&headers, &cells, 56), None);
+        // Cuts share what is left, the first columns taking the spare.
+        let headers = strings(&[
+            "id",
+            "json-contract",
+            "tool-proposals",
+            "tool-results",
+            "total",
+        ]);
+        let cells = [2, 6, 6, 6, 5];
+        assert_eq!(fit(&headers, &cells, 54), Some(vec![2, 13, 14, 12, 5]));
+        assert_eq!(fit(&headers, &cells, 50), Some(vec![2, 12, 12, 11, 5]));
+        assert_eq!(fit(&headers, &cells, 36), Some(vec![2, 7, 7, 7, 5]));
+        // Never narrower than the cells, nor than `tool-p…` and `tool-r…`.
+        assert_eq!(fit(&headers, &cells, 35), Some(vec![2, 6, 7, 7, 5]));
+        assert_eq!(fit(&headers, &cells, 34), None);
+    }
+
+    #[test]
+    fn a_line_is_cut_to_the_width_and_colours_do_not_count() {
+        use super::{cut, joined, GREEN, RED, RESET};
+        assert_eq!(cut("validate_tool_call", 8), "validat…");
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut("abc", 1), "…");
+        let cells = vec![
+            ("alice".to_string(), None),
+            ("✓".to_string(), Some(GREEN)),
+            ("1/2".to_string(), Some(RED)),
+        ];
+        // 5 + 2 + 1 + 2 + 3: fits in 13 as it is.
+        assert_eq!(joined(&cells, 13, false), "alice  ✓  1/2");
+        assert_eq!(
+            joined(&cells, 13, true),
+            format!("alice  {GREEN}✓{RESET}  {RED}1/2{RESET}")
+        );
+        assert_eq!(joined(&cells, 12, false), "alice  ✓  1…");
+        assert_eq!(
+            joined(&cells, 12, true),
+            format!("alice  {GREEN}✓{RESET}  {RED}1…{RESET}")
+        );
+        assert_eq!(joined(&cells, 9, false), "alice  ✓…");
+        assert_eq!(joined(&cells, 3, false), "al…");
+        assert_eq!(joined(&cells, 1, false), "…");
     }
 }

@@ -1,10 +1,15 @@
 //! `--html`: a self-contained course dashboard for course staff: headline
 //! numbers, the score distribution, pass rates per checkpoint, a tag ×
 //! checkpoint heatmap of failure rates, the most failed cases, and every
-//! submission with its failures. One file, no external resources: inline
-//! CSS and SVG, and a little inline script that only adds sorting and
-//! filtering (the page reads fully without it). Every piece of text from
-//! the run is escaped; the page is a pure function of the run.
+//! submission with its failures. The class-wide sections are grouped by
+//! lesson (see [`stats::groups`]): a block per lesson, and for the score
+//! distribution and the most failed cases one for the whole course too; a
+//! row of buttons shows one lesson's blocks or the course's. One file, no
+//! external resources: inline CSS and SVG, and a little inline script that
+//! only adds the lesson buttons, sorting and filtering (the page reads
+//! fully without it: every block shown, each under its lesson's heading).
+//! Every piece of text from the run is escaped; the page is a pure
+//! function of the run.
 
 pub mod stats;
 mod svg;
@@ -16,7 +21,7 @@ use super::{
 use crate::corpus::Visibility;
 use crate::grade::{GradeRun, Status, SubmissionGrade};
 use serde_json::json;
-use stats::{Rate, Stats};
+use stats::{Group, Rate, Stats};
 use std::fmt::Write;
 use std::io::Write as _;
 use svg::pct_text;
@@ -90,18 +95,11 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
         ))
     );
     headline(&mut out, &stats);
-    let _ = writeln!(
-        out,
-        "<section><h2>Score distribution</h2><p class=\"note\">Graded submissions by share of points, rounded down.</p>{}</section>",
-        svg::histogram(&stats)
-    );
-    let _ = writeln!(
-        out,
-        "<section><h2>Checkpoints</h2><p class=\"note\">Share of graded submissions that pass every case of the checkpoint, and their mean score.</p>{}</section>",
-        svg::checkpoint_bars(&stats)
-    );
+    group_buttons(&mut out, run, &stats);
+    score_distribution(&mut out, run, &stats);
+    checkpoint_bars(&mut out, run, &stats);
     heatmap(&mut out, run, &stats);
-    failed_cases(&mut out, &stats);
+    failed_cases(&mut out, run, &stats);
     submissions_table(&mut out, run);
     w.write_all(out.as_bytes())?;
     let cut = data(&mut w, run)?;
@@ -157,46 +155,210 @@ fn heat_colour(share: f64) -> String {
     )
 }
 
+/// The lessons the page shows apart: none when the course has a single
+/// lesson (its blocks would only repeat the whole course's).
+fn lessons(stats: &Stats) -> &[stats::GroupStat] {
+    match stats.groups.get(1..) {
+        Some(lessons) if lessons.len() > 1 => lessons,
+        _ => &[],
+    }
+}
+
+/// The attributes of a block the lesson buttons show or hide: shown for
+/// each group key of `keys` (`all` for the whole course), hidden for others.
+fn block(keys: &[&str], class: &str) -> String {
+    format!(
+        " class=\"group{}{class}\" data-groups=\"{}\"",
+        if class.is_empty() { "" } else { " " },
+        keys.join(" ")
+    )
+}
+
+/// A group's heading: `Lesson <id> · 3 checkpoints · 3 points`.
+fn group_heading(run: &GradeRun, g: &Group) -> String {
+    let n = g.checkpoints.len();
+    let points: f64 = g
+        .checkpoints
+        .iter()
+        .filter_map(|&i| run.corpus.checkpoints.get(i))
+        .map(|c| c.points)
+        .sum();
+    let points = super::fmt_points(points);
+    format!(
+        "<h3>{} <span class=\"muted\">· {n} checkpoint{} · {points} point{}</span></h3>",
+        if g.course {
+            "Whole course".to_string()
+        } else {
+            format!("Lesson <code>{}</code>", esc(&g.name))
+        },
+        if n == 1 { "" } else { "s" },
+        if points == "1" { "" } else { "s" }
+    )
+}
+
+/// The checkpoint ids of a group, comma separated (escaped).
+fn group_ids(run: &GradeRun, g: &Group) -> String {
+    let ids: Vec<&str> = g
+        .checkpoints
+        .iter()
+        .filter_map(|&i| run.corpus.checkpoints.get(i))
+        .map(|c| c.id.as_str())
+        .collect();
+    esc(&ids.join(", "))
+}
+
+/// The row of buttons that shows one lesson's blocks (or the whole
+/// course's), drawn hidden and shown by the page's script; without it
+/// every block shows, each under its heading.
+fn group_buttons(out: &mut String, run: &GradeRun, stats: &Stats) {
+    let lessons = lessons(stats);
+    if lessons.is_empty() {
+        return;
+    }
+    out.push_str("<nav id=\"groups\" class=\"groups\" aria-label=\"Show one lesson\" hidden><span class=\"muted\">Show</span>");
+    for g in stats.groups.iter().take(1).chain(lessons).map(|g| &g.group) {
+        let _ = write!(
+            out,
+            "<button type=\"button\" data-group=\"{}\" aria-pressed=\"{}\" title=\"{}\">{}</button>",
+            g.key,
+            g.course,
+            if g.course {
+                "every checkpoint".to_string()
+            } else {
+                group_ids(run, g)
+            },
+            if g.course {
+                "whole course".to_string()
+            } else {
+                format!(
+                    "{} <span class=\"count\">{}</span>",
+                    esc(&g.name),
+                    g.checkpoints.len()
+                )
+            }
+        );
+    }
+    out.push_str("</nav>\n");
+}
+
+/// The score histogram of the whole course and of each lesson (a group's
+/// score: its checkpoints' points only, see [`stats::percent_of`]).
+fn score_distribution(out: &mut String, run: &GradeRun, stats: &Stats) {
+    let lessons = lessons(stats);
+    let _ = writeln!(
+        out,
+        "<section id=\"scores\"><h2>Score distribution</h2><p class=\"note\">Graded submissions by share of points, rounded down{}.</p>",
+        if lessons.is_empty() {
+            ""
+        } else {
+            ": of the whole course, and of each lesson (of its checkpoints' points only)"
+        }
+    );
+    let opt = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{}%", fmt_score(p, 100.0)));
+    for gs in stats.groups.iter().take(1).chain(lessons) {
+        let g = &gs.group;
+        let _ = write!(out, "<div{}>", block(&[&g.key], ""));
+        if !lessons.is_empty() {
+            let _ = write!(
+                out,
+                "{}<p class=\"note\">Mean {}, median {}{}.</p>",
+                group_heading(run, g),
+                opt(gs.scores.mean),
+                opt(gs.scores.median),
+                if g.course {
+                    String::new()
+                } else {
+                    format!(" of the points of {}", group_ids(run, g))
+                }
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{}</div>",
+            svg::histogram(&gs.scores.histogram, &g.name)
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+/// Per lesson, its checkpoints' pass rates and mean scores.
+fn checkpoint_bars(out: &mut String, run: &GradeRun, stats: &Stats) {
+    out.push_str("<section id=\"checkpoints\"><h2>Checkpoints</h2><p class=\"note\">Share of graded submissions that pass every case of the checkpoint, and their mean score, by lesson.</p>\n");
+    out.push_str("<p class=\"legend\"><span class=\"key pass\"></span> passed (every case) <span class=\"key mean\"></span> mean score</p>\n");
+    for g in stats.groups.iter().skip(1).map(|g| &g.group) {
+        let _ = writeln!(
+            out,
+            "<div{}>{}{}</div>",
+            block(&["all", &g.key], ""),
+            group_heading(run, g),
+            svg::checkpoint_bars(stats, &g.checkpoints)
+        );
+    }
+    out.push_str("</section>\n");
+}
+
 fn heatmap(out: &mut String, run: &GradeRun, stats: &Stats) {
-    out.push_str("<section><h2>Where the class fails: tag × checkpoint</h2><p class=\"note\">Of all case runs with the tag in the checkpoint (graded submissions), the share that failed. Empty: no such case.</p>\n");
+    out.push_str("<section id=\"heatmap\"><h2>Where the class fails: tag × checkpoint</h2><p class=\"note\">Of all case runs with the tag in the checkpoint (graded submissions), the share that failed, by lesson: the tags of the lesson's cases. Empty: no such case.</p>\n");
     if stats.tags.is_empty() || stats.graded == 0 {
         out.push_str("<p>No graded case runs.</p></section>\n");
         return;
     }
-    out.push_str("<div class=\"scroll\"><table class=\"heat\"><thead><tr><th>tag</th>");
-    for cp in &run.corpus.checkpoints {
+    out.push_str("<div class=\"heats\">\n");
+    for g in stats.groups.iter().skip(1).map(|g| &g.group) {
         let _ = write!(
             out,
-            "<th title=\"{}\">{}</th>",
-            esc(&cp.title),
-            esc(&cp.id).replace('_', "_<wbr>")
+            "<div{}>{}",
+            block(&["all", &g.key], "heat-block"),
+            group_heading(run, g)
         );
-    }
-    out.push_str("</tr></thead><tbody>\n");
-    for (tag, row) in stats.tags.iter().zip(&stats.heat) {
-        let _ = write!(out, "<tr><th>{}</th>", esc(tag));
-        for (cell, cp) in row.iter().zip(&run.corpus.checkpoints) {
-            match cell {
-                None => out.push_str("<td class=\"none\"></td>"),
-                Some(rate) => {
-                    let share = rate.share();
-                    let _ = write!(
-                        out,
-                        "<td style=\"background:{}\"{} title=\"{} in {}: {} of {} runs failed\">{}</td>",
-                        heat_colour(share),
-                        if share.sqrt() > 0.6 { " class=\"dark\"" } else { "" },
-                        esc(tag),
-                        esc(&cp.id),
-                        rate.failed,
-                        rate.runs,
-                        pct_text(share)
-                    );
+        // The tags of the lesson's cases, in the page's order.
+        let rows: Vec<(&String, &Vec<Option<Rate>>)> = stats
+            .tags
+            .iter()
+            .zip(&stats.heat)
+            .filter(|(_, row)| g.checkpoints.iter().any(|&i| row[i].is_some()))
+            .collect();
+        if rows.is_empty() {
+            out.push_str("<p>No cases.</p></div>\n");
+            continue;
+        }
+        out.push_str("<div class=\"scroll\"><table class=\"heat\"><thead><tr><th>tag</th>");
+        for cp in g.checkpoints.iter().map(|&i| &run.corpus.checkpoints[i]) {
+            let _ = write!(
+                out,
+                "<th title=\"{}\">{}</th>",
+                esc(&cp.title),
+                esc(&cp.id).replace('_', "_<wbr>")
+            );
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for (tag, row) in rows {
+            let _ = write!(out, "<tr><th>{}</th>", esc(tag));
+            for &i in &g.checkpoints {
+                let cp = &run.corpus.checkpoints[i];
+                match row[i] {
+                    None => out.push_str("<td class=\"none\"></td>"),
+                    Some(rate) => {
+                        let share = rate.share();
+                        let _ = write!(
+                            out,
+                            "<td style=\"background:{}\"{} title=\"{} in {}: {} of {} runs failed\">{}</td>",
+                            heat_colour(share),
+                            if share.sqrt() > 0.6 { " class=\"dark\"" } else { "" },
+                            esc(tag),
+                            esc(&cp.id),
+                            rate.failed,
+                            rate.runs,
+                            pct_text(share)
+                        );
+                    }
                 }
             }
+            out.push_str("</tr>\n");
         }
-        out.push_str("</tr>\n");
+        out.push_str("</tbody></table></div></div>\n");
     }
-    out.push_str("</tbody></table></div>\n<p class=\"legend\">");
+    out.push_str("</div>\n<p class=\"legend\">");
     for share in [0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0] {
         let _ = write!(
             out,
@@ -226,33 +388,52 @@ fn rate_bar(rate: Rate) -> String {
     )
 }
 
-fn failed_cases(out: &mut String, stats: &Stats) {
-    out.push_str("<section><h2>Most failed cases</h2>\n");
+/// The most failed cases of the whole course, and of each lesson.
+fn failed_cases(out: &mut String, run: &GradeRun, stats: &Stats) {
+    out.push_str("<section id=\"failed\"><h2>Most failed cases</h2>\n");
     if stats.failed_cases.is_empty() {
         out.push_str("<p>No case failed.</p></section>\n");
         return;
     }
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">The {} cases failed by the most graded submissions ({} cases failed at least once), with the most common reason.</p>",
-        stats.failed_cases.len().min(TOP_CASES),
-        stats.failed_cases.len()
-    );
-    out.push_str("<div class=\"scroll\"><table class=\"cases\"><thead><tr><th>case</th><th>tags</th><th>failed</th><th>most common reason</th></tr></thead><tbody>\n");
-    for c in stats.failed_cases.iter().take(TOP_CASES) {
+    let lessons = lessons(stats);
+    for g in stats.groups.iter().take(1).chain(lessons).map(|g| &g.group) {
+        let _ = write!(out, "<div{}>", block(&[&g.key], ""));
+        if !lessons.is_empty() {
+            out.push_str(&group_heading(run, g));
+        }
+        // Still most failed first, ties in corpus order.
+        let cases: Vec<&stats::CaseStat> = stats
+            .failed_cases
+            .iter()
+            .filter(|c| g.checkpoints.contains(&c.checkpoint))
+            .collect();
+        if cases.is_empty() {
+            out.push_str("<p>No case of this lesson failed.</p></div>\n");
+            continue;
+        }
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code>{}</td><td>{}</td><td class=\"nowrap\">{}</td><td>{} <span class=\"muted\">({} of {})</span></td></tr>",
-            esc(&c.id),
-            if c.hidden { " <span class=\"tag hidden\">hidden</span>" } else { "" },
-            tags(&c.tags),
-            rate_bar(c.rate),
-            esc(&c.top_reason),
-            c.top_count,
-            c.rate.failed
+            "<p class=\"note\">The {} cases failed by the most graded submissions ({} cases failed at least once), with the most common reason.</p>",
+            cases.len().min(TOP_CASES),
+            cases.len()
         );
+        out.push_str("<div class=\"scroll\"><table class=\"cases\"><thead><tr><th>case</th><th>tags</th><th>failed</th><th>most common reason</th></tr></thead><tbody>\n");
+        for c in cases.iter().take(TOP_CASES) {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code>{}</td><td>{}</td><td class=\"nowrap\">{}</td><td>{} <span class=\"muted\">({} of {})</span></td></tr>",
+                esc(&c.id),
+                if c.hidden { " <span class=\"tag hidden\">hidden</span>" } else { "" },
+                tags(&c.tags),
+                rate_bar(c.rate),
+                esc(&c.top_reason),
+                c.top_count,
+                c.rate.failed
+            );
+        }
+        out.push_str("</tbody></table></div></div>\n");
     }
-    out.push_str("</tbody></table></div></section>\n");
+    out.push_str("</section>\n");
 }
 
 fn tags(list: &[String]) -> String {
@@ -412,9 +593,11 @@ fn row(run: &GradeRun, s: &SubmissionGrade) -> serde_json::Value {
 /// A submission's failures in brief (past [`DETAILS_BUDGET`]): `{"i":
 /// index, "id", "total", "n": failed cases, "integrity": findings, and one
 /// of "error": why, "all": the one reason every case failed with, or
-/// "checkpoints": [[checkpoint index, failed, of, [case index...]]]}` with
-/// at most [`BRIEF_CASES`] case indices per checkpoint and texts cut to
-/// [`BRIEF_CHARS`] characters.
+/// "checkpoints": [[checkpoint index, failed, of, [case index...], not
+/// defined]]}` with at most [`BRIEF_CASES`] case indices per checkpoint (in
+/// the order the details show them; none when `main.py` does not define its
+/// function, `not defined` then `true`) and texts cut to [`BRIEF_CHARS`]
+/// characters.
 fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
     use crate::report::text::{cut, replaced};
     let failed: usize = s.checkpoints.iter().map(|c| c.failures().count()).sum();
@@ -425,7 +608,7 @@ fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
         "n": failed,
         "integrity": if run.audience == crate::grade::Audience::Instructor { s.integrity.len() } else { 0 },
     });
-    match failure_section(s) {
+    match failure_section(s, run.audience) {
         FailureSection::NotGraded(e) => v["error"] = json!(replaced(&cut(e, BRIEF_CHARS))),
         FailureSection::AllFailed(r) => v["all"] = json!(replaced(&cut(r, BRIEF_CHARS))),
         FailureSection::Checkpoints(checkpoints) => {
@@ -437,16 +620,27 @@ fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
                         .checkpoints
                         .iter()
                         .position(|k| *k.id == *c.checkpoint.id)?;
-                    let first: Vec<usize> = c
-                        .checkpoint
-                        .cases
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, k)| k.failure.is_some())
-                        .map(|(ki, _)| ki)
-                        .take(BRIEF_CASES)
-                        .collect();
-                    Some(json!([ci, c.failed.len(), c.checkpoint.cases_total, first]))
+                    let first: Vec<usize> = if c.not_defined {
+                        Vec::new()
+                    } else {
+                        c.failed
+                            .iter()
+                            .take(BRIEF_CASES)
+                            .filter_map(|(case, _)| {
+                                c.checkpoint
+                                    .cases
+                                    .iter()
+                                    .position(|k| std::ptr::eq(k, *case))
+                            })
+                            .collect()
+                    };
+                    Some(json!([
+                        ci,
+                        c.failed.len(),
+                        c.checkpoint.cases_total,
+                        first,
+                        c.not_defined
+                    ]))
                 })
                 .collect();
         }
@@ -506,7 +700,7 @@ fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade, run: &Gra
         }
         out.push_str("</ul></div>\n");
     }
-    match failure_section(s) {
+    match failure_section(s, run.audience) {
         FailureSection::NotGraded(e) => {
             let _ = writeln!(out, "<pre>error: {}</pre>", esc(e));
         }
@@ -518,10 +712,15 @@ fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade, run: &Gra
     out.push_str("</details>\n");
 }
 
-/// Each failed checkpoint of a submission: its first failed cases in full.
+/// Each failed checkpoint of a submission: its first failed cases in full,
+/// or one line when `main.py` does not define its function.
 fn failed_checkpoints(out: &mut String, checkpoints: &[FailedCheckpoint]) {
     for c in checkpoints {
         let (cp, failed) = (c.checkpoint, &c.failed);
+        if let Some(line) = c.not_defined_line() {
+            let _ = writeln!(out, "<h4 class=\"missing\">{}</h4>", esc(&line));
+            continue;
+        }
         let _ = writeln!(
             out,
             "<h4>{}: {} of {} cases failed</h4>",
@@ -593,9 +792,12 @@ const HEAD: &str = r##"<!DOCTYPE html>
 <style>
 :root { --ink: #1d2330; --muted: #667085; --line: #e4e7ec; --accent: #3565c9; --ok: #1f7a3a; --bad: #b42318; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0 auto; max-width: 1120px; padding: 24px 28px 60px; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 34px 0 6px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 18px 0 6px; }
+h3 code { font-size: 15px; }
 h4 { margin: 14px 0 4px; font-size: 15px; }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
 pre { background: #f6f7f9; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; overflow-x: auto; white-space: pre-wrap; word-break: break-word; margin: 4px 0 10px; }
@@ -617,6 +819,16 @@ pre { background: #f6f7f9; border: 1px solid var(--line); border-radius: 6px; pa
 .chart .count.in-dark { fill: #fff; }
 .chart .count.in-light { fill: var(--ink); }
 .scroll { overflow-x: auto; }
+nav.groups { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; gap: 6px 8px; align-items: center; margin: 18px 0 0; padding: 8px 0; background: #fff; border-bottom: 1px solid var(--line); }
+nav.groups button { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
+nav.groups button .count { display: inline-block; min-width: 18px; margin-left: 4px; padding: 0 5px; border-radius: 8px; background: #eef2fb; color: #2d4a8a; font-size: 11px; }
+nav.groups button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: #fff; }
+nav.groups button[aria-pressed="true"] .count { background: #fff; }
+.heats { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start; }
+.heat-block { flex: 1 1 440px; min-width: 0; max-width: 100%; }
+.legend .key { display: inline-block; width: 12px; height: 12px; margin: 0 2px 0 10px; vertical-align: -1px; background: var(--accent); }
+.legend .key:first-child { margin-left: 0; }
+.legend .key.mean { background: #9db6e8; }
 .legend { font-size: 12px; margin: 8px 0 0; }
 .legend span[style] { display: inline-block; min-width: 44px; text-align: center; padding: 1px 4px; border: 1px solid #fff; }
 .legend span.dark { color: #fff; }
@@ -657,12 +869,30 @@ button:disabled { color: #aab; cursor: default; }
 <body>
 "##;
 
-/// Draws the submissions table and their failures from the page's data
+/// Shows one lesson's blocks (the buttons of [`group_buttons`]), and
+/// draws the submissions table and their failures from the page's data
 /// (`#data`), a page at a time, with sorting, a filter across all pages and
 /// a pager. Student text only ever reaches the page as `textContent`, or as
 /// the details' HTML, escaped when the page was written. No data from the
 /// run is ever inside the script.
 const SCRIPT: &str = r#"<script>
+// The lesson buttons: show the blocks of one group (a lesson, or the whole
+// course: `all`), hide the others.
+(function () {
+  var nav = document.getElementById('groups');
+  if (!nav) return;
+  var buttons = nav.querySelectorAll('button[data-group]');
+  var blocks = document.querySelectorAll('[data-groups]');
+  function show(key) {
+    buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(b.getAttribute('data-group') === key)); });
+    blocks.forEach(function (e) { e.hidden = e.getAttribute('data-groups').split(' ').indexOf(key) < 0; });
+  }
+  buttons.forEach(function (b) {
+    b.addEventListener('click', function () { show(b.getAttribute('data-group')); });
+  });
+  nav.hidden = false;
+  show('all');
+})();
 (function () {
   var source = document.getElementById('data');
   var table = document.getElementById('subs');
@@ -721,6 +951,10 @@ const SCRIPT: &str = r#"<script>
       det.appendChild(el('pre', d.all));
     } else {
       (d.checkpoints || []).forEach(function (c) {
+        if (c[4]) {
+          det.appendChild(el('h4', data.checkpoints[c[0]] + ': not defined in main.py \u2014 ' + c[2] + ' case' + (c[2] === 1 ? '' : 's') + ' not run', 'missing'));
+          return;
+        }
         det.appendChild(el('h4', data.checkpoints[c[0]] + ': ' + c[1] + ' of ' + c[2] + ' cases failed'));
         var names = c[3].map(function (k) { return data.cases[c[0]][k]; });
         det.appendChild(el('p', 'first: ' + names.join(', ') + (c[1] > names.length ? ', \u2026 (the --json report has every one)' : ''), 'muted'));

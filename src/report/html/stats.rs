@@ -3,7 +3,7 @@
 //! case results); every order is fixed, so the page is deterministic.
 
 use crate::corpus::{Visibility, TAGS};
-use crate::grade::{GradeRun, Status};
+use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::collections::BTreeMap;
 
 /// Histogram bins: 0–9 %, 10–19 %, …, 90–99 %, and exactly 100 %.
@@ -20,6 +20,10 @@ pub struct Stats {
     pub median: Option<f64>,
     /// Graded submissions per score bin (see [`BINS`]).
     pub histogram: [usize; BINS],
+    /// The groups of checkpoints the page can be filtered by (see
+    /// [`groups`]): the whole course first, then each lesson, each with its
+    /// score distribution.
+    pub groups: Vec<GroupStat>,
     /// One per checkpoint, in course order.
     pub checkpoints: Vec<CheckpointStat>,
     /// Tags that occur in the corpus: the vocabulary's order, then others by name.
@@ -60,11 +64,45 @@ pub struct CheckpointStat {
     pub mean_score: Option<f64>,
 }
 
+/// A named group of checkpoints: the whole course, or a lesson (and, the
+/// same way, any subset of the course graded as one unit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The page's key for it: `all` for the whole course, `l0`, `l1`, …
+    /// for the lessons in course order (ASCII, safe in any attribute).
+    pub key: String,
+    /// Its name: the lesson's id; `whole course` for the course.
+    pub name: String,
+    /// Whether it is the whole course.
+    pub course: bool,
+    /// Its checkpoints, as indexes into the run's checkpoints, in course order.
+    pub checkpoints: Vec<usize>,
+}
+
+/// The graded submissions' scores within a group's checkpoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scores {
+    /// Mean and median percentage.
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    /// Graded submissions per score bin (see [`BINS`]).
+    pub histogram: [usize; BINS],
+}
+
+/// A group and its scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupStat {
+    pub group: Group,
+    pub scores: Scores,
+}
+
 /// One case across the class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseStat {
     /// `<checkpoint>/<case>`.
     pub id: String,
+    /// Its checkpoint's index in the run's checkpoints.
+    pub checkpoint: usize,
     pub tags: Vec<String>,
     pub hidden: bool,
     pub rate: Rate,
@@ -73,14 +111,52 @@ pub struct CaseStat {
     pub top_count: usize,
 }
 
-/// The class-wide numbers of `run`.
-pub fn compute(run: &GradeRun) -> Stats {
-    let graded: Vec<_> = run
-        .submissions
+/// The groups of the course's checkpoints the dashboard shows apart: the
+/// whole course, then each lesson in course order (by the checkpoints'
+/// `lesson`, in order of first appearance).
+pub fn groups(run: &GradeRun) -> Vec<Group> {
+    let mut lessons: Vec<Group> = Vec::new();
+    for (i, cp) in run.corpus.checkpoints.iter().enumerate() {
+        match lessons.iter_mut().find(|g| g.name == cp.lesson) {
+            Some(g) => g.checkpoints.push(i),
+            None => lessons.push(Group {
+                key: format!("l{}", lessons.len()),
+                name: cp.lesson.clone(),
+                course: false,
+                checkpoints: vec![i],
+            }),
+        }
+    }
+    let course = Group {
+        key: "all".to_string(),
+        name: "whole course".to_string(),
+        course: true,
+        checkpoints: (0..run.corpus.checkpoints.len()).collect(),
+    };
+    std::iter::once(course).chain(lessons).collect()
+}
+
+/// A graded submission's percentage of the points of `checkpoints` (its
+/// total percentage for the whole course; 100 for checkpoints worth no points).
+pub fn percent_of(s: &SubmissionGrade, checkpoints: &[usize]) -> f64 {
+    if checkpoints.len() == s.checkpoints.len() {
+        return s.percent();
+    }
+    let (points, max) = checkpoints
         .iter()
-        .filter(|s| s.status == Status::Graded)
-        .collect();
-    let mut percents: Vec<f64> = graded.iter().map(|s| s.percent()).collect();
+        .filter_map(|&i| s.checkpoints.get(i))
+        .fold((0.0, 0.0), |(p, m), c| (p + c.points, m + c.max_points));
+    if max > 0.0 {
+        100.0 * points / max
+    } else {
+        100.0
+    }
+}
+
+/// The graded submissions' scores within `checkpoints` (indexes into the
+/// run's checkpoints): mean, median and histogram.
+pub fn scores(graded: &[&SubmissionGrade], checkpoints: &[usize]) -> Scores {
+    let mut percents: Vec<f64> = graded.iter().map(|s| percent_of(s, checkpoints)).collect();
     percents.sort_by(f64::total_cmp);
     let mean = (!percents.is_empty()).then(|| percents.iter().sum::<f64>() / percents.len() as f64);
     let median = match percents.len() {
@@ -92,6 +168,32 @@ pub fn compute(run: &GradeRun) -> Stats {
     for p in &percents {
         histogram[bin(*p)] += 1;
     }
+    Scores {
+        mean,
+        median,
+        histogram,
+    }
+}
+
+/// The class-wide numbers of `run`.
+pub fn compute(run: &GradeRun) -> Stats {
+    let graded: Vec<_> = run
+        .submissions
+        .iter()
+        .filter(|s| s.status == Status::Graded)
+        .collect();
+    let groups: Vec<GroupStat> = groups(run)
+        .into_iter()
+        .map(|group| GroupStat {
+            scores: scores(&graded, &group.checkpoints),
+            group,
+        })
+        .collect();
+    let Scores {
+        mean,
+        median,
+        histogram,
+    } = groups[0].scores.clone();
 
     let checkpoints = run
         .corpus
@@ -175,6 +277,7 @@ pub fn compute(run: &GradeRun) -> Stats {
                     );
                 failed_cases.push(CaseStat {
                     id: format!("{}/{}", cp.id, info.case),
+                    checkpoint: ci,
                     tags: info.tags.clone(),
                     hidden: info.visibility == Visibility::Hidden,
                     rate,
@@ -194,6 +297,7 @@ pub fn compute(run: &GradeRun) -> Stats {
         mean,
         median,
         histogram,
+        groups,
         checkpoints,
         tags,
         heat,

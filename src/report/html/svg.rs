@@ -1,5 +1,6 @@
 //! Inline SVG charts: the score histogram and the per-checkpoint bars.
-//! Plain shapes and text, sized by `viewBox` so they scale with the page.
+//! Plain shapes and text, sized by `viewBox` so they scale with the page
+//! (every chart is as wide, so two charts' rows are as tall on the page).
 
 use super::esc;
 use super::stats::{Stats, BINS};
@@ -7,11 +8,13 @@ use std::fmt::Write;
 
 const WIDTH: f64 = 1000.0;
 
-/// Graded submissions per score bin, as columns with counts on top.
-pub fn histogram(stats: &Stats) -> String {
+/// Graded submissions per score bin (`histogram`), as columns with counts
+/// on top; `what` completes the chart's accessible name ("Score
+/// distribution of graded submissions, {what}"), escaped here.
+pub fn histogram(histogram: &[usize; BINS], what: &str) -> String {
     let (left, top, plot_h, bottom) = (40.0, 20.0, 180.0, 40.0);
     let height = top + plot_h + bottom;
-    let highest = stats.histogram.iter().copied().max().unwrap_or(0).max(1);
+    let highest = histogram.iter().copied().max().unwrap_or(0).max(1);
     // The axis runs to a multiple of a round step, in at most 5 ticks.
     let step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]
         .into_iter()
@@ -23,7 +26,8 @@ pub fn histogram(stats: &Stats) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Score distribution of graded submissions">"#
+        r#"<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Score distribution of graded submissions, {}">"#,
+        esc(what)
     );
     // Baseline and guides at whole, evenly spaced counts.
     for tick in 0..=ticks {
@@ -42,7 +46,7 @@ pub fn histogram(stats: &Stats) -> String {
             tick * step
         );
     }
-    for (i, &n) in stats.histogram.iter().enumerate() {
+    for (i, &n) in histogram.iter().enumerate() {
         let x = left + slot * i as f64 + slot * 0.12;
         let w = slot * 0.76;
         let h = plot_h * n as f64 / max as f64;
@@ -82,24 +86,17 @@ pub fn histogram(stats: &Stats) -> String {
     out
 }
 
-/// Per checkpoint: the share of graded submissions that passed it, and
-/// the mean score, as two horizontal bars.
-pub fn checkpoint_bars(stats: &Stats) -> String {
-    let (label_w, row_h, top) = (230.0, 46.0, 28.0);
+/// Per checkpoint of `checkpoints` (indexes into `stats.checkpoints`): the
+/// share of graded submissions that passed it, and the mean score, as two
+/// horizontal bars (the page's legend says which is which).
+pub fn checkpoint_bars(stats: &Stats, checkpoints: &[usize]) -> String {
+    let (label_w, row_h, top) = (230.0, 46.0, 6.0);
     let plot_w = WIDTH - label_w - 70.0;
-    let height = top + row_h * stats.checkpoints.len() as f64 + 20.0;
+    let height = top + row_h * checkpoints.len() as f64 + 20.0;
     let mut out = String::new();
     let _ = write!(
         out,
         r#"<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="Pass rate and mean score per checkpoint">"#
-    );
-    // Legend.
-    let _ = write!(
-        out,
-        r#"<rect x="{label_w}" y="4" width="12" height="12" class="bar" /><text x="{}" y="14" class="axis">passed (every case)</text><rect x="{}" y="4" width="12" height="12" class="bar mean" /><text x="{}" y="14" class="axis">mean score</text>"#,
-        label_w + 18.0,
-        label_w + 170.0,
-        label_w + 188.0
     );
     for pct in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let x = label_w + plot_w * pct;
@@ -111,7 +108,8 @@ pub fn checkpoint_bars(stats: &Stats) -> String {
             pct * 100.0
         );
     }
-    for (i, cp) in stats.checkpoints.iter().enumerate() {
+    let rows = checkpoints.iter().filter_map(|&i| stats.checkpoints.get(i));
+    for (i, cp) in rows.enumerate() {
         let y = top + row_h * i as f64;
         let pass = if stats.graded == 0 {
             0.0
