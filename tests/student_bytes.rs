@@ -424,7 +424,11 @@ fn a_hidden_input_never_reaches_a_students_view() {
             "{name} names hidden cases: {:?}",
             &named[..named.len().min(3)]
         );
-        assert!(text.contains("hidden case 1 of "), "{name}");
+        // The views that list every case name the hidden ones neutrally (the
+        // terminal and Markdown show visible failures first, so may show none).
+        if !matches!(name, "terminal" | "Markdown") {
+            assert!(text.contains("hidden case 1 of "), "{name}");
+        }
     }
     // What the brief says of the raise: only the grader's words.
     let results: Value = serde_json::from_str(&read("results.json")).unwrap();
