@@ -152,11 +152,13 @@ fn a_submission_of_huge_ints_costs_the_grader_little_and_fails_exactly_those_cas
     let tmp = tempfile::tempdir().unwrap();
     let subs = tmp.path().join("subs");
     std::fs::create_dir_all(subs.join("huge-ints")).unwrap();
-    std::fs::copy(
-        manifest().join("tests/fixtures/hostile-grading/huge-ints/main.py"),
-        subs.join("huge-ints/main.py"),
-    )
-    .unwrap();
+    // The model solution with the hostile wrapper after it.
+    let model =
+        std::fs::read_to_string(manifest().join("submissions/model-solution/main.py")).unwrap();
+    let hostile =
+        std::fs::read_to_string(manifest().join("tests/fixtures/hostile-grading/huge-ints.py"))
+            .unwrap();
+    std::fs::write(subs.join("huge-ints/main.py"), model + "\n\n" + &hostile).unwrap();
     let cases = manifest().join("cases");
     let work = tmp.path().join("work");
     let first = grade(&subs, &cases, &work, Some(tier_name(tier)));
