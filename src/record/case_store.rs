@@ -44,13 +44,16 @@ pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
     use rayon::prelude::*;
     (0..corpus.cases.len())
         .into_par_iter()
-        .map(|i| {
-            let digest = Sha256::digest(super::case_input(corpus, i).as_bytes());
-            let mut key = [0; 16];
-            key.copy_from_slice(&digest[..16]);
-            key
-        })
+        .map(|i| key_of(&super::case_input(corpus, i)))
         .collect()
+}
+
+/// A case's key from its input: the first 16 bytes of its sha256.
+fn key_of(input: &str) -> CaseKey {
+    let digest = Sha256::digest(input.as_bytes());
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
 }
 
 /// The keys of the course's cases that a selection of assignments left out
@@ -64,12 +67,7 @@ pub fn other_keys(corpus: &Corpus) -> Vec<CaseKey> {
     selection
         .others
         .par_iter()
-        .map(|c| {
-            let digest = Sha256::digest(super::input_of(c).as_bytes());
-            let mut key = [0; 16];
-            key.copy_from_slice(&digest[..16]);
-            key
-        })
+        .map(|c| key_of(&super::input_of(c)))
         .collect()
 }
 
