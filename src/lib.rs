@@ -12,5 +12,6 @@ pub mod integrity;
 pub mod record;
 pub mod reference;
 pub mod report;
+pub mod text;
 pub mod timings;
 pub mod value;

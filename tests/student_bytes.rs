@@ -56,7 +56,7 @@ fn autograder(tier: &str) -> Command {
 /// itself is not checked here: none of ours does.
 fn controls(text: &str) -> Vec<String> {
     text.char_indices()
-        .filter(|&(_, c)| c != '\n' && autograder::report::text::hidden(c))
+        .filter(|&(_, c)| c != '\n' && autograder::text::hidden(c))
         .map(|(i, c)| {
             let start = text[..i].char_indices().rev().nth(30).map_or(0, |(j, _)| j);
             format!("{:?} after {:?}", c, &text[start..i])
@@ -211,7 +211,7 @@ fn no_student_byte_reaches_a_reader_as_control() {
         // hostile folder has its row.
         let cells: Vec<String> = json_ids
             .iter()
-            .map(|id| autograder::report::text::spreadsheet_cell(id))
+            .map(|id| autograder::text::spreadsheet_cell(id))
             .collect();
         assert_eq!(ids, cells);
         assert_eq!(ids.len(), 41 + HOSTILE_NAMES.len() + 2, "{ids:?}");

@@ -157,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         // why, and the run fails as one below --fail-under would.
         for s in &run.submissions {
             if let Some(e) = &s.error {
-                use crate::report::text::escaped;
+                use crate::text::escaped;
                 eprintln!("{}: not graded: {}", escaped(&s.id), escaped(e));
             }
         }

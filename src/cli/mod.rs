@@ -64,10 +64,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) => {
             // An error can name a path from a student's tree.
-            eprintln!(
-                "error: {}",
-                crate::report::text::lines_escaped(&format!("{e:#}"))
-            );
+            eprintln!("error: {}", crate::text::lines_escaped(&format!("{e:#}")));
             EXIT_ERROR
         }
     }

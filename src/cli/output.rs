@@ -5,7 +5,7 @@
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::grade::{Audience, GradeRun};
 use crate::report;
-use crate::report::text::escaped;
+use crate::text::escaped;
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 use super::verdict::{cut, Verdict};
 use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
-use crate::report::text::escaped;
+use crate::text::escaped;
 use crate::value::repr::{pretty_styled, repr, show_style};
 use crate::value::{strict_eq, Outcome, PyValue};
 use similar::TextDiff;
@@ -68,7 +68,7 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
         source: Some(case.location()),
         expected: Some(line(&expected_text(expected), VALUE_CHARS)),
         got: verdict.got.as_deref().map(|g| line(g, VALUE_CHARS)),
-        diff: diff.map(|d| crate::report::text::lines_escaped(&d)),
+        diff: diff.map(|d| crate::text::lines_escaped(&d)),
         matchers: match expected {
             Outcome::Returns(want) => crate::value::matcher::matchers_in(want)
                 .into_iter()
@@ -111,7 +111,7 @@ pub fn call_text(case: &Case) -> CallText {
         };
     }
     let written = case.call.trim();
-    let call = crate::report::text::cut_noting(
+    let call = crate::text::cut_noting(
         written,
         CALL_CHARS,
         &format!("the whole call is at {}", case.location()),

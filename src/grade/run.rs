@@ -490,7 +490,7 @@ impl<'a> Grader<'a> {
 
     /// A submission that could not be graded (`why`).
     pub fn error(&self, id: String, why: String) -> SubmissionGrade {
-        error_grade(&self.info, id, crate::report::text::escaped(&why))
+        error_grade(&self.info, id, crate::text::escaped(&why))
     }
 
     /// Grades one submission's outcomes; `details` keeps its case grades
@@ -682,7 +682,7 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
     SubmissionGrade {
         id,
         status: Status::Error,
-        error: Some(crate::report::text::cut_middle(
+        error: Some(crate::text::cut_middle(
             &why,
             ERROR_CHARS / 5,
             ERROR_CHARS - ERROR_CHARS / 5,
@@ -713,9 +713,9 @@ fn error_grade(info: &CorpusInfo, id: String, why: String) -> SubmissionGrade {
 
 /// One shared copy of each checkpoint id and lesson name: a run keeps
 /// every submission's summary, so its names are not copied into each.
-/// [`intern`] of `text` as reports may show it ([`crate::report::text::escaped`]).
+/// [`intern`] of `text` as reports may show it ([`crate::text::escaped`]).
 fn shown(text: &str) -> std::sync::Arc<str> {
-    intern(&crate::report::text::escaped(text))
+    intern(&crate::text::escaped(text))
 }
 
 pub fn intern(name: &str) -> std::sync::Arc<str> {

@@ -431,9 +431,9 @@ fn raised_name<'a>(class: &'a str, mro: &'a [String]) -> &'a str {
 }
 
 /// Student-controlled text made safe for a terminal or a report: see
-/// [`crate::report::text::escaped`], the one place that decides.
+/// [`crate::text::escaped`], the one place that decides.
 pub fn printable(text: &str) -> String {
-    crate::report::text::escaped(text)
+    crate::text::escaped(text)
 }
 
 fn raised_line(class: &str, mro: &[String], message: &str) -> String {
@@ -454,4 +454,4 @@ fn seconds_text(s: f64) -> String {
     }
 }
 
-pub use crate::report::text::cut;
+pub use crate::text::cut;

@@ -96,7 +96,7 @@ pub fn capped(findings: Vec<Finding>) -> Vec<Finding> {
 /// A finding's text as reports show it: cut, and escaped (it quotes
 /// `main.py`, or a shipped recording's words).
 fn shown(text: &str) -> String {
-    crate::report::text::escaped(&crate::report::text::cut(text, MAX_FINDING_CHARS))
+    crate::text::escaped(&crate::text::cut(text, MAX_FINDING_CHARS))
 }
 
 /// Which static scan this grader makes: stored findings made by another

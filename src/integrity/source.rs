@@ -40,7 +40,7 @@ pub fn decode(source: &[u8]) -> Decoded {
         Some(other) => Decoded {
             text: String::from_utf8_lossy(body).into_owned(),
             undecoded: Some((
-                crate::report::text::cut(other, NAME_CHARS),
+                crate::text::cut(other, NAME_CHARS),
                 cookie.map_or(1, |(_, line)| line),
             )),
         },

@@ -9,7 +9,7 @@
 //! outcomes together exceed [`MAX_SUBMISSION_BYTES`] is refused.
 
 use super::format::{CaseOutcome, Recording};
-use crate::report::text::cut;
+use crate::text::cut;
 
 /// A raised outcome's `class` (`type(e).__name__`), in characters.
 pub const MAX_CLASS_CHARS: usize = 200;

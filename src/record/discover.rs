@@ -214,7 +214,7 @@ pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
                 // limit still says why it was not read.
                 let why = match e.io_error() {
                     Some(io) => unreadable(&dir, io),
-                    None => crate::report::text::cut_middle(&e.to_string(), 200, 400),
+                    None => crate::text::cut_middle(&e.to_string(), 200, 400),
                 };
                 found.push(Submission {
                     id: id_of(path, &dir),
@@ -280,7 +280,7 @@ fn id_of(root: &Path, dir: &Path) -> String {
 /// says after it is never cut away (a folder past the system's path limit
 /// is thousands of characters deep).
 fn shown_path(path: &Path) -> String {
-    crate::report::text::cut_middle(&path.display().to_string(), 200, 200)
+    crate::text::cut_middle(&path.display().to_string(), 200, 200)
 }
 
 /// Why `path` could not be looked at, for an error row: its path
@@ -308,7 +308,7 @@ fn unreadable(path: &Path, e: &std::io::Error) -> String {
 /// - a character that is not shown as itself is written `\n`, `\t`,
 ///   `\xNN` below U+0080 (never a byte escape: those bytes are always
 ///   UTF-8), else `\u{NNNN}` (lowercase hex, Rust's spelling). These are
-///   what [`text::hidden`](crate::report::text::hidden) covers (control
+///   what [`text::hidden`](crate::text::hidden) covers (control
 ///   characters, line separators, bidirectional controls), [`invisible`]
 ///   characters (zero width spaces and joiners, word joiners, soft hyphens,
 ///   variation selectors, tag characters, Hangul fillers, every whitespace
@@ -391,7 +391,7 @@ fn is_combining_mark(c: char) -> bool {
 
 /// Characters a name may hold that show as nothing, as a blank, or as
 /// something else than themselves: on top of what reports never show
-/// literally ([`text::hidden`](crate::report::text::hidden)), every
+/// literally ([`text::hidden`](crate::text::hidden)), every
 /// whitespace but a plain space, unassigned and private-use code points,
 /// Unicode's default-ignorable code points (zero width space, joiners,
 /// word joiner and invisible operators, soft hyphen, Mongolian vowel
@@ -400,9 +400,9 @@ fn is_combining_mark(c: char) -> bool {
 /// signs, the interlinear annotation marks...) and the Braille blank.
 fn invisible(c: char) -> bool {
     if c.is_ascii() {
-        return crate::report::text::hidden(c);
+        return crate::text::hidden(c);
     }
-    crate::report::text::hidden(c)
+    crate::text::hidden(c)
         || c.is_whitespace()
         || !unicode_normalization::char::is_public_assigned(c)
         || matches!(c,

@@ -259,7 +259,7 @@ impl WireOutcome {
             "disk-limit" => &["bytes"],
             "output-too-large" | "out-of-memory" | "missing" => &[],
             other => {
-                let other = crate::report::text::cut(other, 100);
+                let other = crate::text::cut(other, 100);
                 return Err(format!("unknown outcome kind {other:?}"));
             }
         };

@@ -65,7 +65,7 @@ pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
         Some(serde_json::Value::String(f)) => {
             return Err(format!(
                 "format {:?} is not supported (this autograder reads {RECORDING_FORMAT:?})",
-                crate::report::text::cut(&f, 100)
+                crate::text::cut(&f, 100)
             ))
         }
         _ => return Err(format!("no \"format\": {RECORDING_FORMAT:?} field")),
@@ -78,7 +78,7 @@ pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
 /// A parse error as an error row shows it (serde quotes what it did not
 /// expect, which a hostile file makes as long as it likes).
 fn short(e: &serde_json::Error) -> String {
-    crate::report::text::cut(&e.to_string(), 300)
+    crate::text::cut(&e.to_string(), 300)
 }
 
 fn from_slice_unbounded<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {

@@ -566,7 +566,7 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
             texts.len()
         )));
     }
-    let output = crate::report::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
+    let output = crate::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
     let mut total = output.len();
     let mut admissions = Vec::with_capacity(case_count);
     for text in &texts {

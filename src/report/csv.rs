@@ -1,7 +1,7 @@
 //! `--csv`: a gradebook, one row per submission: `id`, `status`, the points of
 //! each checkpoint (course order), `total`, `max`, and for instructors
 //! `integrity` (how many integrity findings).
-//! Every text cell is a [`super::text::spreadsheet_cell`]: never a formula.
+//! Every text cell is a [`crate::text::spreadsheet_cell`]: never a formula.
 //! Numbers are exact (every digit of the JSON report's float), so the
 //! checkpoint cells add up to `total` and a score below `max` never reads as it.
 
@@ -55,7 +55,7 @@ pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), ::csv::
     w.write_record(&header)?;
     for s in &run.submissions {
         let mut row = vec![
-            super::text::spreadsheet_cell(&s.id),
+            crate::text::spreadsheet_cell(&s.id),
             s.status.name().to_string(),
         ];
         row.extend(assignments.iter().map(|a| match s.status {

@@ -185,7 +185,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
 /// `json-contract — your checkpoints 2 / 3` then `  ✓ id — title` lines.
 /// Titles are `course.toml`'s, escaped as all of the output's text.
 fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String {
-    let shown = super::text::escaped;
+    let shown = crate::text::escaped;
     let mut out = String::new();
     for lesson in student_checkpoints(run, s).into_iter().flatten() {
         out.push_str(&shown(&lesson.heading()));

@@ -12,8 +12,9 @@
 //! The document is a set of serde types serialised by quick-xml: only the
 //! elements and attributes the schema knows.
 
-use super::{failure_details, text};
+use super::failure_details;
 use crate::grade::{GradeRun, Status, SubmissionGrade};
+use crate::text;
 use serde::Serialize;
 use std::io::Write;
 

@@ -136,7 +136,7 @@ fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
 /// escaped `:` or `.`; an address to a `<wbr>` after its `@`, which GitHub
 /// keeps and shows as nothing).
 fn cell(text: &str) -> String {
-    let text = super::text::replaced(text);
+    let text = crate::text::replaced(text);
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -162,9 +162,9 @@ fn cell(text: &str) -> String {
 }
 
 /// A fenced code block whose fence is longer than any backtick run inside;
-/// what [`super::text`] hides becomes U+FFFD.
+/// what [`crate::text`] hides becomes U+FFFD.
 fn fenced(text: &str) -> String {
-    let text = super::text::replaced(text);
+    let text = crate::text::replaced(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}\n")

@@ -17,7 +17,6 @@ pub mod merge;
 pub mod read;
 pub mod schema;
 pub mod terminal;
-pub mod text;
 
 use crate::corpus::Visibility;
 use crate::grade::{Audience, CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};

@@ -647,11 +647,11 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
 /// Text from a submission (its id, reasons, values, messages) as the
 /// terminal may show it: folder names, class names and messages can hold
 /// newlines, escape sequences or bidi overrides, which would break the
-/// table, drive the terminal or reorder what it shows (see [`super::text`]).
+/// table, drive the terminal or reorder what it shows (see [`crate::text`]).
 /// Grading escapes them already; the terminal makes sure of it, since the
 /// colours it adds are the only control sequences it may write.
 fn printable(text: &str) -> String {
-    super::text::escaped(text)
+    crate::text::escaped(text)
 }
 
 #[cfg(test)]

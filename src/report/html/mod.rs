@@ -42,10 +42,10 @@ pub const BRIEF_CASES: usize = 3;
 pub const BRIEF_CHARS: usize = 300;
 
 /// Text made safe for HTML element content and quoted attribute values:
-/// what [`super::text`] hides becomes U+FFFD, markup is escaped.
+/// what [`crate::text`] hides becomes U+FFFD, markup is escaped.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in super::text::replaced(text).chars() {
+    for c in crate::text::replaced(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -568,7 +568,7 @@ fn data(w: &mut dyn std::io::Write, run: &GradeRun) -> std::io::Result<Cut> {
 
 /// A submission's row of the table, as data (see [`data`]).
 fn row(run: &GradeRun, s: &SubmissionGrade) -> serde_json::Value {
-    use crate::report::text::replaced;
+    use crate::text::replaced;
     let mut row = vec![
         json!(replaced(&s.id)),
         json!(s.status.name()),
@@ -599,7 +599,7 @@ fn row(run: &GradeRun, s: &SubmissionGrade) -> serde_json::Value {
 /// function, `not defined` then `true`) and texts cut to [`BRIEF_CHARS`]
 /// characters.
 fn brief(run: &GradeRun, i: usize, s: &SubmissionGrade) -> serde_json::Value {
-    use crate::report::text::{cut, replaced};
+    use crate::text::{cut, replaced};
     let failed: usize = s.checkpoints.iter().map(|c| c.failures().count()).sum();
     let mut v = json!({
         "i": i,
