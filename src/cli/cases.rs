@@ -2,8 +2,9 @@
 
 use super::eval::outcome_text;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::corpus::{self, Case, Corpus, Visibility, TAGS};
+use crate::corpus::{self, Case, Corpus, Visibility};
 use crate::reference;
+use crate::reference::TAGS;
 use crate::value::{Outcome, PyValue};
 use anyhow::Context;
 use std::io::Write;

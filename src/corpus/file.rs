@@ -5,7 +5,8 @@ use super::course::is_slug;
 use super::fields::{entries, Fields};
 use super::problems::Sink;
 use super::tree::{self, Node, Value};
-use super::{CallCheck, Case, Lesson, Visibility, TAGS};
+use super::{CallCheck, Case, Lesson, Visibility};
+use crate::reference::TAGS;
 use crate::value::reader::{self, Lets};
 use crate::value::{Exception, Outcome};
 

@@ -22,32 +22,6 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// core's `CallError` message (wrong arity, unknown keyword...).
 pub type CallCheck<'a> = &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), String>;
 
-/// The hostile-input vocabulary of `checkpoints.md`: every case carries one
-/// or more of these tags.
-pub const TAGS: &[&str] = &[
-    "valid",
-    "duplicate-keys",
-    "nan-infinity",
-    "deep-nesting",
-    "surrogates",
-    "boolean-ints",
-    "bad-ids",
-    "shuffled-results",
-    "size-limits",
-    "wrong-types",
-    "missing-or-extra-fields",
-    "out-of-range",
-    "evidence-mismatch",
-    "unicode-offsets",
-    "retry-policy",
-    "trailing-garbage",
-    "aliasing-and-mutation",
-    "unknown-tool",
-    "unpaired-results",
-    "path-traversal",
-    "loop-bounds",
-];
-
 /// Whether students see a case's input when it fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

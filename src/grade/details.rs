@@ -1,14 +1,15 @@
 //! Where a run keeps its submissions' case grades.
 //!
-//! A small run keeps them in [`super::GradeRun::submissions`]. A large one
+//! A small run keeps them in its submissions (`GradeRun::submissions`). A large one
 //! ([`Spool`]) keeps only summaries in memory (scores per checkpoint, no
 //! cases) and writes each submission's failed cases to an unnamed temporary
 //! file as it is graded; reports read them back one submission at a time
-//! through [`super::GradeRun::full`], so memory stays flat in the number of
+//! through `GradeRun::full`, so memory stays flat in the number of
 //! submissions.
 
-use super::run::{CheckpointInfo, CorpusInfo};
-use super::{Audience, CaseGrade, Failure, SubmissionGrade};
+use super::model::{
+    Audience, CaseGrade, CheckpointInfo, CorpusInfo, Failure, Kept, Status, SubmissionGrade,
+};
 use std::collections::HashMap;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -52,7 +53,7 @@ impl Details {
         &self,
         corpus: &CorpusInfo,
         mut summary: SubmissionGrade,
-        kept: super::run::Kept,
+        kept: Kept,
     ) -> SubmissionGrade {
         match &self.0 {
             Some(spool) => {
@@ -185,7 +186,7 @@ impl Spool {
         audience: Audience,
     ) -> SubmissionGrade {
         let mut full = summary.clone();
-        if full.status != super::Status::Graded {
+        if full.status != Status::Graded {
             return full;
         }
         match self.read(&full.id) {

@@ -6,8 +6,8 @@
 //! sandbox tier): `<work dir>/store/<source sha256>-<environment>.bin`, in
 //! bincode (see [`StoreFile`]) compressed as one LZ4 block (see
 //! [`STORE_MAGIC`]); each outcome is the compact JSON text of a
-//! [`CaseOutcome`], which grading reads as text (see
-//! [`crate::grade::Memo`]). The JSON recording (`recording.json`, see
+//! [`CaseOutcome`], which grading reads as text (and
+//! judges each distinct text once). The JSON recording (`recording.json`, see
 //! `docs/recording-format.md`) stays the format for recordings made
 //! elsewhere; this store is the grader's own cache and may change with any
 //! release (its `format` says which).

@@ -435,7 +435,7 @@ fn dump(v: &PyValue, out: &mut String) -> Result<(), DumpsError> {
 fn int_text(i: &BigInt) -> Result<String, DumpsError> {
     let text = i.to_string();
     let digits = text.trim_start_matches('-').len();
-    if digits > crate::value::reader::MAX_INT_DIGITS {
+    if digits > crate::value::int_digits::MAX_INT_DIGITS {
         return Err(DumpsError::ValueError(
             "Exceeds the limit (4300 digits) for integer string conversion".into(),
         ));

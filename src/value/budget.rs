@@ -12,7 +12,7 @@
 //!   one value's ints over [`NARROW_DECIMAL_DIGITS`] digits (the harness
 //!   writes any int over [`DECIMAL_BITS`] bits in hexadecimal,
 //!   which reads in linear time): more makes the value
-//!   [`TooLarge`](super::tagged::TaggedError::TooLarge), and its case
+//!   `TaggedError::TooLarge`, and its case
 //!   fails "returned a value too large to grade";
 //! - a failure shows an int in decimal only up to [`MAX_INT_DIGITS`]
 //!   digits, longer ones as `<int of N bits>` (CPython refuses to print
@@ -26,18 +26,10 @@
 //! only the text a failure shows is abridged, saying so
 //! ([`Showing::Abridged`]).
 
+use super::int_digits::{over_int_digits, MAX_INT_DIGITS};
 use super::PyValue;
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
-
-/// CPython's limit on int <-> decimal text conversion
-/// (`sys.int_info.default_max_str_digits`): the most decimal digits the
-/// grader reads from `$int` text or prints of one int.
-pub use super::reader::MAX_INT_DIGITS;
-
-/// Every int of at most this many bits has at most [`MAX_INT_DIGITS`]
-/// decimal digits (2^14284 < 10^4300 < 2^14286).
-pub const PRINTABLE_INT_BITS: u64 = 14_284;
 
 /// Decimal `$int` text of at most this many digits (every int of at most
 /// 1,024 bits: 2^1024 has 309) reads in ~4 ns a digit; wider text costs
@@ -65,21 +57,6 @@ pub const MAX_INT_TEXT_CHARS: usize = 100_000;
 /// i64, together (printing 4,300 digits takes ~0.15 ms: 100,000 take a
 /// few milliseconds, and a submission has at most 16 values of 4 MiB).
 pub const MAX_SHOWN_INT_DIGITS: u64 = 100_000;
-
-/// Whether `i` has more than [`MAX_INT_DIGITS`] decimal digits (CPython's
-/// `int.__repr__` refuses it), decided without converting it.
-pub fn over_int_digits(i: &BigInt) -> bool {
-    let bits = i.bits();
-    if bits <= PRINTABLE_INT_BITS {
-        return false;
-    }
-    if bits > PRINTABLE_INT_BITS + 1 {
-        return true;
-    }
-    static LIMIT: std::sync::OnceLock<BigInt> = std::sync::OnceLock::new();
-    let limit = LIMIT.get_or_init(|| num_traits::pow(BigInt::from(10), MAX_INT_DIGITS));
-    i.magnitude() >= limit.magnitude()
-}
 
 /// An upper bound on the decimal digits of `i` (at most one too many),
 /// from its width alone: `floor(bits * log10(2)) + 1`.
@@ -159,27 +136,6 @@ fn walk_ints(v: &PyValue, f: &mut impl FnMut(&BigInt)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_digit_limit_is_cpythons() {
-        let limit: BigInt = num_traits::pow(BigInt::from(10), MAX_INT_DIGITS);
-        let below: BigInt = &limit - 1u8;
-        for i in [
-            below.clone(),
-            -below.clone(),
-            BigInt::from(1) << PRINTABLE_INT_BITS,
-        ] {
-            assert!(!over_int_digits(&i), "{} bits", i.bits());
-        }
-        for i in [limit.clone(), -limit.clone(), BigInt::from(1) << 14_286] {
-            assert!(over_int_digits(&i), "{} bits", i.bits());
-        }
-        assert_eq!(
-            (BigInt::from(1) << PRINTABLE_INT_BITS).to_string().len(),
-            4300
-        );
-        assert_eq!(below.bits(), PRINTABLE_INT_BITS + 1);
-    }
 
     #[test]
     fn the_harness_writes_decimal_as_far_as_tagged_json_does() {

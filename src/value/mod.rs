@@ -5,6 +5,7 @@
 
 pub mod budget;
 mod equality;
+pub mod int_digits;
 pub mod matcher;
 pub mod pystr;
 pub mod reader;

@@ -12,6 +12,7 @@
 mod printable;
 
 use super::budget::{self, Showing};
+use super::int_digits;
 use super::{PyStr, PyValue};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
@@ -22,7 +23,7 @@ use std::fmt::Write;
 pub enum IntStyle {
     /// Every digit, as CPython with `sys.set_int_max_str_digits(0)`.
     Exact,
-    /// In decimal up to [`budget::MAX_INT_DIGITS`] digits (what CPython
+    /// In decimal up to [`int_digits::MAX_INT_DIGITS`] digits (what CPython
     /// prints by default), wider ints as `<int of N bits>`.
     Capped,
     /// Ints outside i64 as `<int of N bits>`, the others in decimal.
@@ -177,7 +178,7 @@ pub fn show(v: &PyValue) -> Shown {
 fn write_int<S: Sink>(out: &mut S, i: &BigInt, style: IntStyle) {
     let by_width = match style {
         IntStyle::Exact => false,
-        IntStyle::Capped => budget::over_int_digits(i),
+        IntStyle::Capped => int_digits::over_int_digits(i),
         IntStyle::Bits => i.to_i64().is_none(),
     };
     if by_width {
@@ -263,7 +264,7 @@ pub fn str_of(v: &PyValue) -> Result<PyStr, String> {
 /// Whether `v` holds an int too long for `int.__repr__` (more than 4300 digits).
 fn has_unprintable_int(v: &PyValue) -> bool {
     match v {
-        PyValue::Int(i) => budget::over_int_digits(i),
+        PyValue::Int(i) => int_digits::over_int_digits(i),
         PyValue::List(items) | PyValue::Tuple(items) => items.iter().any(has_unprintable_int),
         PyValue::Dict(d) => d
             .iter()

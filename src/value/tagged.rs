@@ -15,7 +15,7 @@
 //! Floats are always written with a `.` or an exponent, so a plain JSON number
 //! without one is an int.
 
-use super::{budget, PyDict, PyStr, PyValue};
+use super::{budget, int_digits, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 use serde_json::{Map, Number, Value};
@@ -235,7 +235,7 @@ fn parse_plain_hex(hex: &[u8]) -> Option<num_bigint::BigUint> {
     (bad == 0).then(|| num_bigint::BigUint::new(words))
 }
 
-/// Parses `$int` text: decimal of at most [`budget::MAX_INT_DIGITS`]
+/// Parses `$int` text: decimal of at most [`int_digits::MAX_INT_DIGITS`]
 /// digits, or `0x...`/`-0x...` hexadecimal (which the harness writes for
 /// any int over [`budget::NARROW_DECIMAL_DIGITS`]). Decimal text with more
 /// digits, or wide decimal text past [`budget::MAX_WIDE_DECIMAL_DIGITS`]
@@ -261,11 +261,11 @@ fn parse_int_text(s: &str, wide: &std::cell::Cell<usize>) -> Result<BigInt, Tagg
                 return Err(bad());
             }
             let digits = rest.bytes().filter(u8::is_ascii_digit).count();
-            if digits > budget::MAX_INT_DIGITS {
+            if digits > int_digits::MAX_INT_DIGITS {
                 return Err(TaggedError::TooLarge(format!(
                     "an int written in {digits} decimal digits (the grader reads at most {}, \
                      as Python does; a wider int is written in hexadecimal)",
-                    budget::MAX_INT_DIGITS
+                    int_digits::MAX_INT_DIGITS
                 )));
             }
             if digits > budget::NARROW_DECIMAL_DIGITS {
@@ -504,7 +504,8 @@ mod tests {
 
     #[test]
     fn wide_ints_travel_in_hex_and_round_trip() {
-        use crate::value::budget::{DECIMAL_BITS, MAX_INT_DIGITS};
+        use crate::value::budget::DECIMAL_BITS;
+        use crate::value::int_digits::MAX_INT_DIGITS;
         let limit: BigInt = num_traits::pow(BigInt::from(10), MAX_INT_DIGITS);
         let one = BigInt::from(1);
         let widest: BigInt = (&one << DECIMAL_BITS) - 1u8;

@@ -2,8 +2,9 @@
 //! graded submissions count towards rates (a submission in error has no
 //! case results); every order is fixed, so the page is deterministic.
 
-use crate::corpus::{Visibility, TAGS};
+use crate::corpus::Visibility;
 use crate::grade::{GradeRun, Status, SubmissionGrade};
+use crate::reference::TAGS;
 use std::collections::BTreeMap;
 
 /// Histogram bins: 0–9 %, 10–19 %, …, 90–99 %, and exactly 100 %.

@@ -1,12 +1,13 @@
 //! The evaluator: Python's semantics for the few operations the call
 //! language has, with caps on result size so no case file can exhaust memory.
 
+use super::check_int;
 use super::parse::{Expr, Node};
-use super::{ErrorKind, Lets, ReadError, MAX_DEPTH, MAX_ELEMENTS, MAX_INT_DIGITS};
+use super::{ErrorKind, Lets, ReadError, MAX_DEPTH, MAX_ELEMENTS};
+use crate::value::int_digits::MAX_INT_DIGITS;
 use crate::value::{PyDict, PyStr, PyValue};
 use num_bigint::{BigInt, Sign};
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use std::sync::OnceLock;
 
 /// A value with its size (`weight`: code points plus container items, all
 /// the way down) and nesting depth, so caps are checked without re-walking.
@@ -48,23 +49,6 @@ fn check_size(pos: usize, weight: usize, depth: usize) -> Result<(), ReadError> 
             pos,
             ErrorKind::LimitError,
             format!("value nested deeper than {MAX_DEPTH} levels"),
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses ints CPython cannot turn into text (more than 4300 decimal
-/// digits): no harness could send or print them.
-pub(super) fn check_int(v: &BigInt) -> Result<(), String> {
-    static LIMIT: OnceLock<BigInt> = OnceLock::new();
-    // Up to 14284 bits an int has at most 4300 digits.
-    if v.bits() <= 14_284 {
-        return Ok(());
-    }
-    let limit = LIMIT.get_or_init(|| num_traits::pow(BigInt::from(10), MAX_INT_DIGITS));
-    if v.abs() >= *limit {
-        return Err(format!(
-            "int result has more than {MAX_INT_DIGITS} digits (CPython cannot convert it to text)"
         ));
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! The tokenizer: Python's lexical rules for the literals, names and
 //! operators the call language uses (and clear errors for the rest).
 
-use super::{ErrorKind, ReadError, MAX_INT_DIGITS};
+use super::{ErrorKind, ReadError};
+use crate::value::int_digits::MAX_INT_DIGITS;
 use crate::value::PyStr;
 use num_bigint::BigInt;
 use num_traits::Num;
@@ -228,8 +229,7 @@ impl Lexer<'_> {
                 }
                 let v =
                     BigInt::from_str_radix(&ds, radix).map_err(|_| syntax(pos, invalid.clone()))?;
-                super::eval::check_int(&v)
-                    .map_err(|m| ReadError::at(pos, ErrorKind::LimitError, m))?;
+                super::check_int(&v).map_err(|m| ReadError::at(pos, ErrorKind::LimitError, m))?;
                 self.push(pos, Tok::Int(v));
                 return Ok(());
             }

@@ -11,15 +11,17 @@
 //! `float(x)`, `chr(n)`; names from `[let]`; keyword arguments in calls.
 //!
 //! Results are capped: at most [`MAX_ELEMENTS`] code points and items in one
-//! value, [`MAX_DEPTH`] levels of nesting, ints of at most [`MAX_INT_DIGITS`]
-//! digits; brackets nest at most 200 deep (as in CPython).
+//! value, [`MAX_DEPTH`] levels of nesting, ints of at most
+//! [`MAX_INT_DIGITS`] digits; brackets nest at most 200 deep (as in CPython).
 
 mod eval;
 mod lex;
 mod parse;
 
+use super::int_digits::{over_int_digits, MAX_INT_DIGITS};
 use super::PyValue;
 use eval::Val;
+use num_bigint::BigInt;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -28,8 +30,17 @@ pub const MAX_ELEMENTS: usize = 10_000_000;
 /// The deepest nesting of lists, tuples and dicts a value may have (the
 /// harness's tagged-JSON encoder gives up deeper than this).
 pub const MAX_DEPTH: usize = 100;
-/// CPython's default limit on int <-> text conversion.
-pub const MAX_INT_DIGITS: usize = 4300;
+
+/// Refuses ints CPython cannot turn into text (more than
+/// [`MAX_INT_DIGITS`] decimal digits): no harness could send or print them.
+fn check_int(v: &BigInt) -> Result<(), String> {
+    if over_int_digits(v) {
+        return Err(format!(
+            "int result has more than {MAX_INT_DIGITS} digits (CPython cannot convert it to text)"
+        ));
+    }
+    Ok(())
+}
 
 fn too_large() -> String {
     format!("value too large (over {MAX_ELEMENTS} characters and items)")

@@ -1,0 +1,289 @@
+//! The grader: every submission's outcomes judged against the reference
+//! outcomes, each distinct outcome text once per case (its memo).
+
+use super::details::Details;
+use super::model::{
+    intern, Audience, CheckpointGrade, CorpusInfo, Failure, Kept, RecordingInfo, Status,
+    SubmissionGrade,
+};
+use super::run::GradeRun;
+use super::score::{error_grade, max_points, score_checkpoint};
+use super::{feedback, verdict::judge_case};
+use crate::corpus::Corpus;
+use crate::record::case_store::Outcomes;
+use crate::record::format::Recording;
+use crate::reference::{self, CallError};
+use crate::value::Outcome;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// Errors that stop grading as a whole (a bad corpus, not a bad submission).
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    /// (`error` is not a `source`: the message already includes it.)
+    #[error("case {case} ({file}:{line}): the reference core cannot make this call: {error}")]
+    Reference {
+        case: String,
+        file: String,
+        line: usize,
+        error: CallError,
+    },
+}
+
+/// The reference outcome of every case, in corpus order, computed in parallel
+/// (on the current rayon pool) once per corpus.
+pub fn expected_outcomes(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
+    corpus
+        .cases
+        .par_iter()
+        .map(|case| {
+            reference::call(&case.checkpoint, &case.args, &case.kwargs).map_err(|error| {
+                GradeError::Reference {
+                    case: case.id.clone(),
+                    file: case.file.display().to_string(),
+                    line: case.line,
+                    error,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Grades every submission: `recordings` holds each submission's id and its
+/// recording, or why it could not be had (graded as status `error`).
+/// `expected` is [`expected_outcomes`] of `corpus`. Runs in parallel on the
+/// current rayon pool; the result is sorted by submission id, with its case
+/// grades in memory (see [`Grader`] for a run of any size).
+pub fn grade_recordings(
+    corpus: &Corpus,
+    expected: &[Outcome],
+    recordings: Vec<(String, Result<Recording, String>)>,
+) -> GradeRun {
+    let grader = Grader::new(corpus, expected);
+    let details = Details::default();
+    let submissions: Vec<SubmissionGrade> = recordings
+        .into_par_iter()
+        .map(|(id, rec)| match rec {
+            Ok(rec) => grader.grade(id, &Outcomes::of_recording(corpus, rec), &details),
+            Err(why) => grader.error(id, why),
+        })
+        .collect();
+    grader.run(submissions, details)
+}
+
+/// What an outcome text judged got: a timeout's seconds, the failure when
+/// it failed.
+type Judged = (f64, Option<Failure>);
+
+/// How many different outcomes of one case [`Grader`] remembers, and how
+/// many bytes in all (memory stays bounded whatever submissions return).
+const MEMO_PER_CASE: usize = 256;
+const MEMO_BYTES: usize = 64 << 20;
+
+/// Grades submissions one at a time against one corpus: what every
+/// submission needs (the course as reports describe it, the reference
+/// outcomes, where each case goes) is made once, and the outcomes already
+/// judged are remembered per case, so that the thousandth submission
+/// returning the same value as the first is graded by comparing text.
+pub struct Grader<'a> {
+    corpus: &'a Corpus,
+    expected: &'a [Outcome],
+    info: CorpusInfo,
+    /// Per corpus case: (checkpoint index, index in its case list).
+    place: Vec<Option<(usize, u32)>>,
+    /// Per corpus case: outcome texts judged, with what they got (a
+    /// timeout's seconds, the failure).
+    memo: Vec<std::sync::RwLock<HashMap<Box<str>, Judged>>>,
+    /// Per corpus case, the first text judged (most often the one most
+    /// submissions return), compared before any hashing.
+    first: Vec<std::sync::OnceLock<(Box<str>, Judged)>>,
+    /// Bytes the memo holds (roughly: texts and failures' text).
+    memo_bytes: std::sync::atomic::AtomicUsize,
+}
+
+impl<'a> Grader<'a> {
+    /// `expected` is [`expected_outcomes`] of `corpus`.
+    pub fn new(corpus: &'a Corpus, expected: &'a [Outcome]) -> Grader<'a> {
+        let info = CorpusInfo::of(corpus);
+        let index: HashMap<&str, usize> = info
+            .checkpoints
+            .iter()
+            .enumerate()
+            .map(|(i, cp)| (cp.id.as_str(), i))
+            .collect();
+        let mut next = vec![0u32; info.checkpoints.len()];
+        let place = corpus
+            .cases
+            .iter()
+            .map(|case| {
+                let &cp = index.get(case.checkpoint.as_str())?;
+                next[cp] += 1;
+                Some((cp, next[cp] - 1))
+            })
+            .collect();
+        Grader {
+            corpus,
+            expected,
+            place,
+            memo: corpus.cases.iter().map(|_| Default::default()).collect(),
+            memo_bytes: Default::default(),
+            first: corpus.cases.iter().map(|_| Default::default()).collect(),
+            info,
+        }
+    }
+
+    /// The course as reports describe it.
+    pub fn info(&self) -> &CorpusInfo {
+        &self.info
+    }
+
+    /// The run made of `submissions` (sorted here by id), whose case grades
+    /// `details` kept.
+    pub fn run(&self, mut submissions: Vec<SubmissionGrade>, details: Details) -> GradeRun {
+        submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        GradeRun {
+            corpus: self.info.clone(),
+            audience: Audience::Instructor,
+            submissions,
+            shards: None,
+            details,
+        }
+    }
+
+    /// A submission that could not be graded (`why`).
+    pub fn error(&self, id: String, why: String) -> SubmissionGrade {
+        error_grade(&self.info, id, crate::text::escaped(&why))
+    }
+
+    /// Grades one submission's outcomes; `details` keeps its case grades
+    /// (the returned grade is a summary when it spools them).
+    pub fn grade(&self, id: String, outcomes: &Outcomes, details: &Details) -> SubmissionGrade {
+        let mut kept: Kept = self.info.checkpoints.iter().map(|_| Vec::new()).collect();
+        for (i, place) in self.place.iter().enumerate() {
+            let Some((cp, k)) = *place else { continue };
+            let (seconds, failure) = self.case(i, outcomes.get(i));
+            if seconds != 0.0 || failure.is_some() {
+                kept[cp].push((k, seconds, failure));
+            }
+        }
+        let checkpoints: Vec<CheckpointGrade> = self
+            .info
+            .checkpoints
+            .iter()
+            .zip(&kept)
+            .map(|(cp, kept)| score_checkpoint(cp, kept))
+            .collect();
+        let summary = SubmissionGrade {
+            id,
+            status: Status::Graded,
+            error: None,
+            points: checkpoints.iter().map(|c| c.points).sum(),
+            max_points: max_points(&self.info),
+            checkpoints,
+            recording: Some(RecordingInfo {
+                // A shipped recording's words are the student's.
+                harness: shown(&outcomes.harness),
+                isolation: shown(&outcomes.isolation),
+                python: outcomes.python.as_deref().map(shown),
+                sandbox: outcomes.sandbox.as_deref().map(shown),
+                source_sha256: outcomes.source_sha256.clone(),
+                stale: outcomes.stale,
+            }),
+            integrity: outcomes.integrity.clone(),
+        };
+        details.keep_parts(&self.info, summary, kept)
+    }
+
+    /// Case `i` given its outcome text: (seconds, failure when it failed).
+    fn case(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
+        let Some(text) = text else {
+            return self.judge(i, None);
+        };
+        if let Some((t, (seconds, failure))) = self.first[i].get() {
+            if &**t == text {
+                return (*seconds, failure.clone());
+            }
+        }
+        if let Ok(memo) = self.memo[i].read() {
+            if let Some((seconds, failure)) = memo.get(text) {
+                return (*seconds, failure.clone());
+            }
+        }
+        let judged = self.judge(i, Some(text));
+        let size = text.len() + judged.1.as_ref().map_or(0, failure_bytes);
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.memo_bytes.fetch_add(size, Relaxed) + size > MEMO_BYTES {
+            self.memo_bytes.fetch_sub(size, Relaxed);
+            return judged;
+        }
+        if self.first[i].set((text.into(), judged.clone())).is_ok() {
+            return judged;
+        }
+        if let Ok(mut memo) = self.memo[i].write() {
+            if memo.len() < MEMO_PER_CASE && !memo.contains_key(text) {
+                memo.insert(text.into(), judged.clone());
+                return judged;
+            }
+        }
+        self.memo_bytes.fetch_sub(size, Relaxed);
+        judged
+    }
+
+    fn judge(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
+        let (case, want) = (&self.corpus.cases[i], &self.expected[i]);
+        let recorded = text.map(parse_outcome);
+        let verdict = match &recorded {
+            None => judge_case(&case.checkpoint, want, None),
+            Some(Ok(outcome)) => judge_case(&case.checkpoint, want, Some(outcome)),
+            Some(Err(why)) => super::Verdict::fail(
+                format!("the recorded outcome is unreadable: {why}"),
+                "unreadable outcome",
+            ),
+        };
+        let seconds = match recorded {
+            Some(Ok(crate::record::format::CaseOutcome::Timeout { seconds, .. }))
+                if seconds.is_finite() =>
+            {
+                seconds.max(0.0)
+            }
+            _ => 0.0,
+        };
+        let failure = (!verdict.passed).then(|| feedback::failure(case, want, &verdict));
+        (seconds, failure)
+    }
+}
+
+/// About how many bytes a failure holds.
+fn failure_bytes(f: &Failure) -> usize {
+    let texts = [&f.call, &f.source, &f.expected, &f.got, &f.diff];
+    f.reason.len()
+        + f.brief.len()
+        + texts
+            .iter()
+            .map(|t| t.as_ref().map_or(0, String::len))
+            .sum::<usize>()
+        + f.bindings.iter().map(String::len).sum::<usize>()
+        + 256
+}
+
+/// An outcome from its compact JSON text (as the store and
+/// [`Outcomes`] keep it).
+fn parse_outcome(text: &str) -> Result<crate::record::format::CaseOutcome, String> {
+    use serde::Deserialize;
+    if crate::record::caps::json_shape(text.as_bytes()).0
+        > crate::record::caps::MAX_VALUE_NESTING + 2
+    {
+        return Err("nested too deep".into());
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let outcome =
+        crate::record::format::CaseOutcome::deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(outcome)
+}
+
+/// [`intern`] of `text` as reports may show it ([`crate::text::escaped`]).
+fn shown(text: &str) -> std::sync::Arc<str> {
+    intern(&crate::text::escaped(text))
+}
