@@ -232,7 +232,7 @@ fn junit_validates_for_every_kind_of_run() {
     // A partial run, and ids and reasons holding markup, quotes and
     // characters XML cannot carry.
     let mut odd = run.clone();
-    odd.shards = Some(grade::Shards {
+    odd.shards = Some(grade::HeldShards {
         held: vec![1, 3],
         of: 3,
         submissions: 9,
@@ -450,7 +450,7 @@ fn reports_are_written_atomically_to_their_path() {
 
 /// Every report of `run`, as (name, text).
 fn every_report(run: &GradeRun) -> Vec<(String, String)> {
-    use report::terminal::Details;
+    use report::terminal::FailureDetail;
     let mut out = vec![
         ("json".to_string(), report::json::render(run)),
         ("csv".into(), report::csv::render(run).unwrap()),
@@ -460,9 +460,9 @@ fn every_report(run: &GradeRun) -> Vec<(String, String)> {
         ("footer".into(), report::terminal::footer(run)),
     ];
     for (name, details) in [
-        ("none", Details::None),
-        ("capped", Details::Capped),
-        ("all", Details::All),
+        ("none", FailureDetail::None),
+        ("capped", FailureDetail::Capped),
+        ("all", FailureDetail::All),
     ] {
         for color in [false, true] {
             out.push((

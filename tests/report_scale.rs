@@ -55,7 +55,7 @@ fn every_report_of_a_large_spooled_run() {
         ("markdown", |r, w| report::markdown::write(r, w)),
         ("html", |r, w| report::html::write(r, w)),
         ("terminal", |r, w| {
-            report::terminal::write_with(r, false, report::terminal::Details::Capped, w)
+            report::terminal::write_with(r, false, report::terminal::FailureDetail::Capped, w)
         }),
     ];
     let only = std::env::var("SCALE_REPORTS").unwrap_or_default();

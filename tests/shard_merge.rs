@@ -405,7 +405,7 @@ fn merge_refuses_shards_that_do_not_make_one_run() {
 #[test]
 fn a_partial_run_reads_back_with_its_shards() {
     let mut run = support::run();
-    run.shards = Some(autograder::grade::Shards {
+    run.shards = Some(autograder::grade::HeldShards {
         held: vec![2],
         of: 3,
         submissions: 14,
@@ -421,7 +421,7 @@ fn a_partial_run_reads_back_with_its_shards() {
 fn a_report_reads_back_into_a_spool() {
     let run = support::run();
     let text = report::json::render(&run);
-    let details = autograder::grade::Details::spooled().unwrap();
+    let details = autograder::grade::CaseGradeStorage::spooled().unwrap();
     let back = report::read::read(text.as_bytes(), &details).unwrap();
     assert!(back
         .submissions

@@ -5,6 +5,7 @@ use super::output::{check_report_paths, finish, OutputArgs};
 use super::record::{
     check_work_dir_for, load_corpus, positive_seconds, settle_environment, SandboxArgs,
 };
+use super::values::{AudienceArg, HiddenVisibilityArg, TestsArg};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
@@ -50,19 +51,18 @@ struct Options {
     #[arg(long)]
     main_py_only: bool,
     /// Who reads the output: students never see the input of a hidden case.
-    #[arg(long, value_enum, default_value_t = Audience::Instructor)]
-    audience: Audience,
-    /// Write Gradescope's results.json (PATH must be one submission).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_enum, default_value_t = AudienceArg::Instructor)]
+    audience: AudienceArg,
+    #[arg(long, value_name = "FILE", help = report::format::Format::Gradescope.help())]
     gradescope: Option<PathBuf>,
     /// Gradescope visibility of hidden cases: `hidden` (never shown; points
     /// count) or `after-published` (failure shown without input once published).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t)]
-    gradescope_hidden: report::gradescope::HiddenVisibility,
+    gradescope_hidden: HiddenVisibilityArg,
     /// Gradescope tests: `checkpoint` (one per checkpoint, with its points and
     /// first failures) or `case` (one per case).
     #[arg(long, value_name = "EACH", value_enum, default_value_t)]
-    gradescope_tests: report::gradescope::Tests,
+    gradescope_tests: TestsArg,
     /// Grade only the K-th of N slices of the submissions (sorted by id,
     /// every N-th from the K-th); join the shards' --json with `merge`.
     #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
@@ -105,7 +105,7 @@ fn shard(s: &str) -> Result<Shard, String> {
 /// Runs `autograder grade`; returns the exit code (see [`super::EXIT_OK`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut args = *args.options;
-    let audience = args.audience;
+    let audience = Audience::from(args.audience);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
         .build()
@@ -113,8 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
     let gradescope = args.gradescope.as_deref().map(|p| {
         let options = report::gradescope::Options {
-            hidden: args.gradescope_hidden,
-            tests: args.gradescope_tests,
+            hidden: args.gradescope_hidden.into(),
+            tests: args.gradescope_tests.into(),
         };
         (p, options)
     });
@@ -138,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     check_work_dir_for(&submissions, &work.path)?;
     let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
     clock.graded();
-    run.shards = args.shard.map(|shard| grade::Shards {
+    run.shards = args.shard.map(|shard| grade::HeldShards {
         held: vec![shard.k],
         of: shard.n,
         submissions: whole_run,
@@ -345,8 +345,8 @@ fn record_and_grade(
     let env = settle_environment(submissions, &tuning)?;
     let keys = record::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
-    let details =
-        grade::Details::spooled_in(work_dir(args)).context("cannot make a temporary file")?;
+    let details = grade::CaseGradeStorage::spooled_in(work_dir(args))
+        .context("cannot make a temporary file")?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
     record::record_each(

@@ -2,6 +2,7 @@
 //! into one result and writes the same reports a single run would have.
 
 use super::output::{finish, OutputArgs};
+use super::values::AudienceArg;
 use super::EXIT_ERROR;
 use crate::grade::Audience;
 use crate::report;
@@ -17,7 +18,7 @@ pub struct Args {
     /// Who reads the output. Default: the shards' audience. Student shards
     /// cannot be merged for instructors (hidden inputs are not in them).
     #[arg(long, value_enum)]
-    audience: Option<Audience>,
+    audience: Option<AudienceArg>,
     /// Merge even when shards of the run are missing; every report then
     /// says which shards it holds ("partial: shards 1, 3 of 3").
     #[arg(long)]
@@ -30,7 +31,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     // Every shard's case grades go to one spool as they are read: the
     // merged run holds summaries only, whatever the class's size.
-    let details = crate::grade::Details::spooled().context("cannot make a temporary file")?;
+    let details =
+        crate::grade::CaseGradeStorage::spooled().context("cannot make a temporary file")?;
     let mut runs = Vec::with_capacity(args.shards.len());
     for path in &args.shards {
         let file =
@@ -44,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let run =
         report::merge::merge(runs, args.allow_partial).context("cannot merge these reports")?;
-    let audience = args.audience.unwrap_or(run.audience);
+    let audience = args.audience.map_or(run.audience, Audience::from);
     if run.audience == Audience::Student && audience == Audience::Instructor {
         eprintln!(
             "error: the shards were written for students; they lack what instructors see \

@@ -7,6 +7,7 @@ mod grade;
 mod merge;
 mod output;
 mod record;
+mod values;
 mod work_dir;
 
 use clap::{Parser, Subcommand};

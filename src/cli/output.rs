@@ -5,6 +5,7 @@
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::grade::{Audience, GradeRun};
 use crate::report;
+use crate::report::format::{Format, FORMATS};
 use crate::text::escaped;
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -13,21 +14,8 @@ use std::path::{Path, PathBuf};
 /// The reports to write and how the run ends, as `grade` and `merge` take them.
 #[derive(clap::Args, Debug)]
 pub(super) struct OutputArgs {
-    /// Write the full report as JSON (schema autograder-report/1).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a gradebook as CSV, one row per submission.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Write JUnit XML for CI (a testsuite per checkpoint, a testcase per case).
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write a Markdown summary (e.g. for a CI step summary).
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Write a self-contained HTML course dashboard (charts, heatmap, failures).
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportPaths,
     /// Exit 1 when a submission scores below this percentage (0-100) of its
     /// total, or could not be graded.
     #[arg(long, value_name = "PERCENT", value_parser = percentage, allow_hyphen_values = true)]
@@ -42,6 +30,60 @@ pub(super) struct OutputArgs {
     /// 25 submissions with failures; the rest are in --html and --json).
     #[arg(long)]
     pub all_failures: bool,
+}
+
+/// `--json FILE`, `--csv FILE`...: one option per [`FORMATS`] entry but
+/// Gradescope (whose option `grade` declares with its choices), with the
+/// paths given, in table order.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ReportPaths(Vec<(Format, PathBuf)>);
+
+impl ReportPaths {
+    /// The formats this struct declares options for.
+    fn formats() -> impl Iterator<Item = Format> {
+        FORMATS.into_iter().filter(|&f| f != Format::Gradescope)
+    }
+
+    /// The path given for `format`.
+    fn get(&self, format: Format) -> Option<&Path> {
+        self.0
+            .iter()
+            .find(|(f, _)| *f == format)
+            .map(|(_, p)| p.as_path())
+    }
+}
+
+impl clap::FromArgMatches for ReportPaths {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = ReportPaths::formats()
+            .filter_map(|f| Some((f, m.get_one::<PathBuf>(f.flag())?.clone())))
+            .collect();
+        Ok(ReportPaths(given))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = ReportPaths::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for ReportPaths {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        ReportPaths::formats().fold(cmd, |cmd, f| {
+            cmd.arg(
+                clap::Arg::new(f.flag())
+                    .long(f.flag())
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .action(clap::ArgAction::Set)
+                    .help(f.help()),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        ReportPaths::augment_args(cmd)
+    }
 }
 
 /// `--fail-under`: a percentage in [0, 100].
@@ -80,31 +122,18 @@ pub(super) fn finish(
     let view = run.view(audience);
     let view = view.as_ref();
 
-    let mut reports: Vec<(&Path, Render)> = Vec::new();
-    if let Some(p) = &args.json {
-        reports.push((p, Box::new(|w| Ok(report::json::write(view, w)?))));
-    }
-    if let Some(p) = &args.csv {
-        reports.push((p, Box::new(|w| Ok(report::csv::write(view, w)?))));
-    }
-    if let Some(p) = &args.junit {
-        reports.push((p, Box::new(|w| Ok(report::junit::write(view, w)?))));
-    }
-    if let Some((p, options)) = gradescope {
-        reports.push((
-            p,
-            Box::new(move |w| {
-                let text = report::gradescope::render(run, options)?;
-                Ok(w.write_all(text.as_bytes())?)
-            }),
-        ));
-    }
-    if let Some(p) = &args.markdown {
-        reports.push((p, Box::new(|w| Ok(report::markdown::write(view, w)?))));
-    }
-    if let Some(p) = &args.html {
-        reports.push((p, Box::new(|w| Ok(report::html::write(view, w)?))));
-    }
+    let options = gradescope.map(|(_, o)| o).unwrap_or_default();
+    let reports = requested(args, gradescope).map(|(format, path)| {
+        // Gradescope's results.json is made from the instructors' run (it
+        // decides itself what students see).
+        let source = if format == Format::Gradescope {
+            run
+        } else {
+            view
+        };
+        let render: Render = Box::new(move |w| Ok(format.write(source, options, w)?));
+        (path, render)
+    });
     // A report that cannot be written does not cost the others: all are
     // tried, then the run fails naming each one that failed.
     let mut unwritten: Vec<String> = Vec::new();
@@ -125,13 +154,13 @@ pub(super) fn finish(
     }
 
     if !args.quiet {
-        use report::terminal::Details;
+        use report::terminal::FailureDetail;
         let details = if args.summary_only {
-            Details::None
+            FailureDetail::None
         } else if args.all_failures {
-            Details::All
+            FailureDetail::All
         } else {
-            Details::Capped
+            FailureDetail::Capped
         };
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         // A closed pipe (`| head`) is not an error worth a non-zero exit.
@@ -204,21 +233,28 @@ pub(super) fn check_report_paths(
     args: &OutputArgs,
     gradescope: GradescopeOutput,
 ) -> anyhow::Result<()> {
-    refuse_shared_paths(&[
-        ("--json", args.json.as_deref()),
-        ("--csv", args.csv.as_deref()),
-        ("--junit", args.junit.as_deref()),
-        ("--gradescope", gradescope.map(|(p, _)| p)),
-        ("--markdown", args.markdown.as_deref()),
-        ("--html", args.html.as_deref()),
-    ])
+    let named: Vec<(String, &Path)> = requested(args, gradescope)
+        .map(|(f, p)| (format!("--{}", f.flag()), p))
+        .collect();
+    refuse_shared_paths(&named)
+}
+
+/// The report files asked for, in [`FORMATS`] order.
+fn requested<'a>(
+    args: &'a OutputArgs,
+    gradescope: GradescopeOutput<'a>,
+) -> impl Iterator<Item = (Format, &'a Path)> + 'a {
+    FORMATS.into_iter().filter_map(move |f| match f {
+        Format::Gradescope => gradescope.map(|(p, _)| (f, p)),
+        _ => Some((f, args.reports.get(f)?)),
+    })
 }
 
 /// Two reports into the same file is a usage error, not a silently lost report.
-fn refuse_shared_paths(named: &[(&str, Option<&Path>)]) -> anyhow::Result<()> {
+fn refuse_shared_paths(named: &[(String, &Path)]) -> anyhow::Result<()> {
     let named: Vec<(&str, PathBuf)> = named
         .iter()
-        .filter_map(|&(flag, p)| Some((flag, std::path::absolute(p?).ok()?)))
+        .filter_map(|(flag, p)| Some((flag.as_str(), std::path::absolute(p).ok()?)))
         .collect();
     for (i, (flag, path)) in named.iter().enumerate() {
         if let Some((first, _)) = named[..i].iter().find(|(_, p)| p == path) {
@@ -258,11 +294,13 @@ mod tests {
 
     fn args(dir: &Path) -> OutputArgs {
         OutputArgs {
-            json: Some(dir.join("out/report.json")),
-            csv: Some(dir.join("out/grades.csv")),
-            junit: Some(dir.join("junit.xml")),
-            markdown: Some(dir.join("summary.md")),
-            html: Some(dir.join("out/dashboard.html")),
+            reports: ReportPaths(vec![
+                (Format::Json, dir.join("out/report.json")),
+                (Format::Csv, dir.join("out/grades.csv")),
+                (Format::Junit, dir.join("junit.xml")),
+                (Format::Markdown, dir.join("summary.md")),
+                (Format::Html, dir.join("out/dashboard.html")),
+            ]),
             fail_under: None,
             quiet: true,
             summary_only: false,

@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex};
 
 /// Where a run's case grades are: in its submissions (`None`), or spooled.
 #[derive(Clone, Debug, Default)]
-pub struct Details(pub(crate) Option<Arc<Spool>>);
+pub struct CaseGradeStorage(pub(crate) Option<Arc<Spool>>);
 
-impl PartialEq for Details {
+impl PartialEq for CaseGradeStorage {
     /// Two spooled runs are equal only when they share their spool.
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
@@ -30,19 +30,21 @@ impl PartialEq for Details {
     }
 }
 
-impl Details {
+impl CaseGradeStorage {
     /// Case grades are spooled to a temporary file.
-    pub fn spooled() -> std::io::Result<Details> {
-        Ok(Details(Some(Arc::new(Spool::new(tempfile::tempfile()?)))))
+    pub fn spooled() -> std::io::Result<CaseGradeStorage> {
+        Ok(CaseGradeStorage(Some(Arc::new(Spool::new(
+            tempfile::tempfile()?,
+        )))))
     }
 
     /// Case grades are spooled to an unnamed file in `dir` (the work dir:
     /// on disk, where `$TMPDIR` may be memory), else in `$TMPDIR`.
-    pub fn spooled_in(dir: &std::path::Path) -> std::io::Result<Details> {
+    pub fn spooled_in(dir: &std::path::Path) -> std::io::Result<CaseGradeStorage> {
         let file = std::fs::create_dir_all(dir).and_then(|_| tempfile::tempfile_in(dir));
         match file {
-            Ok(file) => Ok(Details(Some(Arc::new(Spool::new(file))))),
-            Err(_) => Details::spooled(),
+            Ok(file) => Ok(CaseGradeStorage(Some(Arc::new(Spool::new(file))))),
+            Err(_) => CaseGradeStorage::spooled(),
         }
     }
 

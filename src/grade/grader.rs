@@ -1,7 +1,7 @@
 //! The grader: every submission's outcomes judged against the reference
 //! outcomes, each distinct outcome text once per case (its memo).
 
-use super::details::Details;
+use super::details::CaseGradeStorage;
 use super::model::{
     intern, Audience, CheckpointGrade, CorpusInfo, Failure, Kept, RecordingInfo, Status,
     SubmissionGrade,
@@ -60,7 +60,7 @@ pub fn grade_recordings(
     recordings: Vec<(String, Result<Recording, String>)>,
 ) -> GradeRun {
     let grader = Grader::new(corpus, expected);
-    let details = Details::default();
+    let details = CaseGradeStorage::default();
     let submissions: Vec<SubmissionGrade> = recordings
         .into_par_iter()
         .map(|(id, rec)| match rec {
@@ -139,7 +139,11 @@ impl<'a> Grader<'a> {
 
     /// The run made of `submissions` (sorted here by id), whose case grades
     /// `details` kept.
-    pub fn run(&self, mut submissions: Vec<SubmissionGrade>, details: Details) -> GradeRun {
+    pub fn run(
+        &self,
+        mut submissions: Vec<SubmissionGrade>,
+        details: CaseGradeStorage,
+    ) -> GradeRun {
         submissions.sort_by(|a, b| a.id.cmp(&b.id));
         GradeRun {
             corpus: self.info.clone(),
@@ -157,7 +161,12 @@ impl<'a> Grader<'a> {
 
     /// Grades one submission's outcomes; `details` keeps its case grades
     /// (the returned grade is a summary when it spools them).
-    pub fn grade(&self, id: String, outcomes: &Outcomes, details: &Details) -> SubmissionGrade {
+    pub fn grade(
+        &self,
+        id: String,
+        outcomes: &Outcomes,
+        details: &CaseGradeStorage,
+    ) -> SubmissionGrade {
         let mut kept: Kept = self.info.checkpoints.iter().map(|_| Vec::new()).collect();
         for (i, place) in self.place.iter().enumerate() {
             let Some((cp, k)) = *place else { continue };

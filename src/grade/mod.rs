@@ -17,11 +17,11 @@ pub mod verdict;
 
 pub use audience::{hidden_case_name, hidden_reason};
 pub(crate) use details::cases_of;
-pub use details::Details;
+pub use details::CaseGradeStorage;
 pub use grader::{expected_outcomes, grade_recordings, GradeError, Grader};
 pub use model::{
     intern, Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure,
-    MatcherInfo, RecordingInfo, Shards, Status, SubmissionGrade,
+    HeldShards, MatcherInfo, RecordingInfo, Status, SubmissionGrade,
 };
 pub use run::GradeRun;
 pub use score::ERROR_CHARS;

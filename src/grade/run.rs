@@ -1,8 +1,8 @@
 //! A whole graded run and how reports read it: for an audience, and with
-//! its case grades wherever [`Details`] keeps them.
+//! its case grades wherever [`CaseGradeStorage`] keeps them.
 
-use super::details::Details;
-use super::model::{Audience, CorpusInfo, Shards, Status, SubmissionGrade};
+use super::details::CaseGradeStorage;
+use super::model::{Audience, CorpusInfo, HeldShards, Status, SubmissionGrade};
 use std::borrow::Cow;
 
 /// Everything one grading run found, in a fixed order: submissions by id,
@@ -15,11 +15,11 @@ pub struct GradeRun {
     pub submissions: Vec<SubmissionGrade>,
     /// `Some` when the run holds only some shards of a whole run (`grade
     /// --shard K/N`, or `merge --allow-partial`): every report says so.
-    pub shards: Option<Shards>,
+    pub shards: Option<HeldShards>,
     /// Where the case grades are: in `submissions` (the default), or, for a
     /// large run, spooled to disk with `submissions` holding summaries (no
     /// `cases`). Reports read case grades through [`GradeRun::full`].
-    pub details: Details,
+    pub details: CaseGradeStorage,
 }
 
 impl GradeRun {
@@ -66,7 +66,7 @@ impl GradeRun {
     /// This run with its case grades spooled to disk (what a large run
     /// does as it grades; tests check every report reads the same from both).
     pub fn spooled(mut self) -> std::io::Result<GradeRun> {
-        let details = Details::spooled()?;
+        let details = CaseGradeStorage::spooled()?;
         self.submissions = std::mem::take(&mut self.submissions)
             .into_iter()
             .map(|s| details.keep(s))

@@ -50,7 +50,7 @@ pub(crate) fn error_grade(info: &CorpusInfo, id: String, why: String) -> Submiss
 
 /// A checkpoint's score from its case grades that are not a plain pass:
 /// passed weight over total weight, points scaled by it. Its `cases` are
-/// left empty (see [`super::Details::keep_parts`]).
+/// left empty (see [`super::CaseGradeStorage::keep_parts`]).
 pub(crate) fn score_checkpoint(
     cp: &CheckpointInfo,
     kept: &[(u32, f64, Option<Failure>)],

@@ -32,7 +32,7 @@ pub const ENVIRONMENT_TEST: &str = "Grading environment (instructors only)";
 
 /// The Gradescope visibility given to the corpus's hidden cases
 /// (`--gradescope-hidden`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HiddenVisibility {
     /// Never shown to students (Gradescope's `hidden`); their points count.
     #[default]
@@ -52,7 +52,7 @@ impl HiddenVisibility {
 }
 
 /// What one Gradescope test is (`--gradescope-tests`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Tests {
     /// One test per checkpoint, with its points and its first failures.
     #[default]
@@ -80,7 +80,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
     if run.submissions.len() != 1 {
         return Err(GradescopeError::NotOne(run.submissions.len()));
     }
-    let env = super::Environment::of(run);
+    let env = super::Provenance::of(run);
     let run = run.view(Audience::Student);
     // Its case grades, read back when the run is spooled.
     let s = run.full_one(&run.submissions[0]);

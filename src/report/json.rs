@@ -3,9 +3,7 @@
 //! made: one submission's case grades at a time (see [`GradeRun::full`]).
 
 use super::schema::{self, Checkpoint, Failure, Report, Submission};
-use crate::grade::{
-    Audience, CaseGrade, CheckpointGrade, CorpusInfo, GradeRun, Shards, SubmissionGrade,
-};
+use crate::grade::{Audience, CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
 use serde::ser::{Serialize, Serializer};
 use std::io::Write;
 
@@ -20,7 +18,7 @@ pub fn render(run: &GradeRun) -> String {
 /// one submission at a time: a report of any size is never held in memory.
 pub fn write(run: &GradeRun, out: &mut dyn Write) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(out);
-    serde_json::to_writer_pretty(&mut out, &Streamed::of(run))?;
+    serde_json::to_writer_pretty(&mut out, &streamed(run))?;
     out.write_all(b"\n")?;
     out.flush()
 }
@@ -33,18 +31,25 @@ pub fn to_value(run: &GradeRun) -> serde_json::Value {
 /// The report of a run, as the schema's types (all in memory: for tests
 /// and small runs; [`write`] streams).
 pub fn report(run: &GradeRun) -> Report {
+    streamed(run).map_submissions(|Submissions(run)| {
+        run.full().map(|s| submission(&s, run.audience)).collect()
+    })
+}
+
+/// The report of a run, its submissions made as they are written.
+fn streamed(run: &GradeRun) -> Report<Submissions<'_>> {
     Report {
         schema: SCHEMA.to_string(),
         audience: run.audience,
         corpus: run.corpus.clone(),
         environment: environment(run),
-        submissions: run.full().map(|s| submission(&s, run.audience)).collect(),
+        submissions: Submissions(run),
         shards: run.shards.clone(),
     }
 }
 
-fn environment(run: &GradeRun) -> Option<schema::Environment> {
-    super::Environment::of(run).map(|e| schema::Environment {
+fn environment(run: &GradeRun) -> Option<schema::ProvenanceJson> {
+    super::Provenance::of(run).map(|e| schema::ProvenanceJson {
         summary: e.line(),
         isolation: e.isolation,
         python: e.python,
@@ -52,32 +57,8 @@ fn environment(run: &GradeRun) -> Option<schema::Environment> {
     })
 }
 
-/// [`Report`] with its submissions made as they are serialised: the same
-/// fields in the same order, so the same bytes.
-#[derive(serde::Serialize)]
-struct Streamed<'a> {
-    schema: &'static str,
-    audience: Audience,
-    corpus: &'a CorpusInfo,
-    environment: Option<schema::Environment>,
-    submissions: Submissions<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shards: Option<&'a Shards>,
-}
-
-impl<'a> Streamed<'a> {
-    fn of(run: &'a GradeRun) -> Self {
-        Streamed {
-            schema: SCHEMA,
-            audience: run.audience,
-            corpus: &run.corpus,
-            environment: environment(run),
-            submissions: Submissions(run),
-            shards: run.shards.as_ref(),
-        }
-    }
-}
-
+/// A run's submissions as the report's sequence, each made (its case
+/// grades read) only as it is serialised.
 struct Submissions<'a>(&'a GradeRun);
 
 impl Serialize for Submissions<'_> {

@@ -30,7 +30,7 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
         if run.submissions.len() == 1 { "" } else { "s" },
         graded
     );
-    if let Some(env) = super::Environment::of(run) {
+    if let Some(env) = super::Provenance::of(run) {
         let _ = writeln!(out, "{}\n", cell(&env.line()));
     }
     if let Some(shards) = &run.shards {

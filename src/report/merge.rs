@@ -1,7 +1,7 @@
 //! Joining shard runs (`grade --shard K/N`, read back from their JSON
 //! reports) into the run a single `grade` would have produced.
 
-use crate::grade::{GradeRun, Shards};
+use crate::grade::{GradeRun, HeldShards};
 use std::collections::BTreeMap;
 
 /// Why shard runs cannot be joined.
@@ -71,8 +71,8 @@ fn missing_shards(missing: &[usize], of: usize) -> String {
 }
 
 /// The slices a run holds: a run without `shards` is a whole run (slice 1 of 1).
-fn slices(run: &GradeRun) -> Shards {
-    run.shards.clone().unwrap_or(Shards {
+fn slices(run: &GradeRun) -> HeldShards {
+    run.shards.clone().unwrap_or(HeldShards {
         held: vec![1],
         of: 1,
         submissions: run.submissions.len(),
@@ -80,7 +80,7 @@ fn slices(run: &GradeRun) -> Shards {
 }
 
 /// How a run was sliced, in words for errors.
-fn slicing(s: &Shards) -> String {
+fn slicing(s: &HeldShards) -> String {
     if s.of == 1 {
         format!("a whole run of {} submissions", s.submissions)
     } else {
@@ -162,7 +162,7 @@ pub fn merge(shards: Vec<(String, GradeRun)>, allow_partial: bool) -> Result<Gra
         }
     }
     merged.submissions.sort_by(|a, b| a.id.cmp(&b.id));
-    let held = Shards {
+    let held = HeldShards {
         held: slice_owner.into_keys().collect(),
         ..first_slices
     };
@@ -187,8 +187,8 @@ pub fn merge(shards: Vec<(String, GradeRun)>, allow_partial: bool) -> Result<Gra
 fn check_slices(
     name: &str,
     run: &GradeRun,
-    slices: &Shards,
-    first: &Shards,
+    slices: &HeldShards,
+    first: &HeldShards,
     first_name: &str,
     owner: &mut BTreeMap<usize, String>,
 ) -> Result<(), MergeError> {

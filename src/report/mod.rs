@@ -8,6 +8,7 @@
 //! Files are written atomically (temp file in the same folder + rename).
 
 pub mod csv;
+pub mod format;
 pub mod gradescope;
 pub mod html;
 pub mod json;
@@ -30,7 +31,7 @@ pub const FIRST_FAILURES: usize = 3;
 /// each with how many submissions used it (more than one when cached or
 /// shipped recordings mix), for every report to show.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Environment {
+pub struct Provenance {
     /// `(tier, submissions)`, by tier name.
     pub isolation: Vec<(String, usize)>,
     /// `(version, submissions)`, by version; recordings without one are left out.
@@ -39,9 +40,9 @@ pub struct Environment {
     pub sandbox: Option<String>,
 }
 
-impl Environment {
+impl Provenance {
     /// `None` when no submission has a recording.
-    pub fn of(run: &GradeRun) -> Option<Environment> {
+    pub fn of(run: &GradeRun) -> Option<Provenance> {
         use std::collections::BTreeMap;
         let mut isolation: BTreeMap<&str, usize> = BTreeMap::new();
         let mut python: BTreeMap<&str, usize> = BTreeMap::new();
@@ -62,7 +63,7 @@ impl Environment {
             [Some(one)] => Some(one.to_string()),
             _ => None,
         };
-        Some(Environment {
+        Some(Provenance {
             isolation: owned(isolation),
             python: owned(python),
             sandbox,

@@ -5,7 +5,7 @@
 //! parts fit together and rebuilds the passed cases from `case_list`.
 
 use super::schema::{self, SCHEMA};
-use crate::grade::Details;
+use crate::grade::CaseGradeStorage;
 use crate::grade::{
     CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status, SubmissionGrade,
 };
@@ -33,7 +33,7 @@ impl From<serde_json::Error> for ReadError {
 /// Parses a JSON report into the run it describes, in memory (see
 /// [`read`]).
 pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
-    read(text.as_bytes(), &Details::default())
+    read(text.as_bytes(), &CaseGradeStorage::default())
 }
 
 /// Reads a JSON report into the run it describes, one submission at a
@@ -43,7 +43,7 @@ pub fn parse(text: &str) -> Result<GradeRun, ReadError> {
 /// `seconds` were added, on a report whose parts do not fit together, and
 /// on one whose `corpus` does not come before its `submissions` (as this
 /// grader writes them).
-pub fn read(reader: impl std::io::Read, details: &Details) -> Result<GradeRun, ReadError> {
+pub fn read(reader: impl std::io::Read, details: &CaseGradeStorage) -> Result<GradeRun, ReadError> {
     let problem = std::cell::RefCell::new(None);
     let seed = ReportSeed {
         details,
@@ -72,7 +72,7 @@ fn refuse<E: serde::de::Error>(slot: &Problem, problem: ReadError) -> E {
 
 /// Reads a report field by field, its submissions one at a time.
 struct ReportSeed<'a> {
-    details: &'a Details,
+    details: &'a CaseGradeStorage,
     problem: &'a Problem,
 }
 
@@ -136,7 +136,7 @@ impl<'de> Visitor<'de> for ReportSeed<'_> {
 /// A report's `submissions`, each kept by `details` as it is read.
 struct SubmissionsSeed<'a> {
     corpus: &'a CorpusInfo,
-    details: &'a Details,
+    details: &'a CaseGradeStorage,
     problem: &'a Problem,
 }
 

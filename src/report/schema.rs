@@ -1,18 +1,20 @@
 //! The JSON report, `autograder-report/1` (see `docs/report-format.md`), as
-//! types: [`super::json`] writes a [`Report`], [`super::read`] reads one back
-//! (for `merge`), and the tests check reports through them. A field added
+//! types, the one shape both ways: `json.rs` writes a [`Report`] (its
+//! submissions made as they are written), `read.rs` reads one back (for
+//! `merge`), and the tests check reports through them. A field added
 //! within the schema carries `#[serde(default)]` so older reports still read.
 
 use crate::corpus::Visibility;
-use crate::grade::{Audience, CorpusInfo, MatcherInfo, RecordingInfo, Shards, Status};
+use crate::grade::{Audience, CorpusInfo, HeldShards, MatcherInfo, RecordingInfo, Status};
 use serde::{Deserialize, Serialize};
 
 /// The `schema` field of every JSON report.
 pub const SCHEMA: &str = "autograder-report/1";
 
-/// A whole report.
+/// A whole report. `S` is how its submissions are held: a `Vec` read back
+/// or built in memory, or a sequence made as it is written (`json.rs`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Report {
+pub struct Report<S = Vec<Submission>> {
     /// Always [`SCHEMA`].
     pub schema: String,
     pub audience: Audience,
@@ -20,17 +22,31 @@ pub struct Report {
     /// Where the recordings were made; `null` when no submission has one.
     /// Computed from the recordings, so a reader may ignore it.
     #[serde(default)]
-    pub environment: Option<Environment>,
+    pub environment: Option<ProvenanceJson>,
     /// Sorted by id.
-    pub submissions: Vec<Submission>,
+    pub submissions: S,
     /// Only in a partial run's report (a shard, a partial merge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shards: Option<Shards>,
+    pub shards: Option<HeldShards>,
 }
 
-/// The sandbox tiers and interpreters of a run (see [`super::Environment`]).
+impl<S> Report<S> {
+    /// The same report with its submissions held as `f` makes them.
+    pub fn map_submissions<T>(self, f: impl FnOnce(S) -> T) -> Report<T> {
+        Report {
+            schema: self.schema,
+            audience: self.audience,
+            corpus: self.corpus,
+            environment: self.environment,
+            submissions: f(self.submissions),
+            shards: self.shards,
+        }
+    }
+}
+
+/// The sandbox tiers and interpreters of a run (see [`super::Provenance`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Environment {
+pub struct ProvenanceJson {
     /// `[tier, submissions]` pairs.
     pub isolation: Vec<(String, usize)>,
     /// `[version, submissions]` pairs.

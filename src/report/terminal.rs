@@ -30,7 +30,7 @@ pub fn want_color() -> bool {
 
 /// The last line of the terminal summary: where the recordings were made.
 pub fn footer(run: &GradeRun) -> String {
-    super::Environment::of(run).map_or(String::new(), |env| {
+    super::Provenance::of(run).map_or(String::new(), |env| {
         format!("\n{}\n", printable(&env.line()))
     })
 }
@@ -50,7 +50,7 @@ pub fn color_wanted(tty: bool, no_color: bool, force: bool, term: Option<&str>) 
 
 /// How much of the failures the summary shows after its table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Details {
+pub enum FailureDetail {
     /// The table only (`--summary-only`, and Gradescope's overview).
     None,
     /// The first failures of the first [`DETAILED_SUBMISSIONS`] submissions
@@ -71,21 +71,21 @@ pub fn render(run: &GradeRun, color: bool, failures: bool) -> String {
         run,
         color,
         if failures {
-            Details::All
+            FailureDetail::All
         } else {
-            Details::None
+            FailureDetail::None
         },
     )
 }
 
 /// [`render`] with the failure details chosen by `details`. Its table is
 /// not fitted to a width: one column per checkpoint.
-pub fn render_with(run: &GradeRun, color: bool, details: Details) -> String {
+pub fn render_with(run: &GradeRun, color: bool, details: FailureDetail) -> String {
     super::to_string(|w| write_fitted(run, color, details, usize::MAX, w))
 }
 
 /// [`render_with`] with the table fitted to `width` columns (see [`Layout`]).
-pub fn render_fitted(run: &GradeRun, color: bool, details: Details, width: usize) -> String {
+pub fn render_fitted(run: &GradeRun, color: bool, details: FailureDetail, width: usize) -> String {
     super::to_string(|w| write_fitted(run, color, details, width, w))
 }
 
@@ -94,7 +94,7 @@ pub fn render_fitted(run: &GradeRun, color: bool, details: Details, width: usize
 pub fn write_with(
     run: &GradeRun,
     color: bool,
-    details: Details,
+    details: FailureDetail,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     write_fitted(run, color, details, width(), w)
@@ -106,19 +106,19 @@ pub fn write_with(
 pub fn write_fitted(
     run: &GradeRun,
     color: bool,
-    details: Details,
+    details: FailureDetail,
     width: usize,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     table(run, color, details, width, w)?;
-    if details == Details::None {
+    if details == FailureDetail::None {
         return Ok(());
     }
     let mut detailed = 0;
     let total_with_failures = run.submissions.iter().filter(|s| has_failures(s)).count();
     for summary in &run.submissions {
         let mut out = String::new();
-        if details == Details::Capped && has_failures(summary) {
+        if details == FailureDetail::Capped && has_failures(summary) {
             if detailed == DETAILED_SUBMISSIONS {
                 let _ = writeln!(
                     out,
@@ -257,7 +257,7 @@ impl Cells {
 fn table(
     run: &GradeRun,
     color: bool,
-    details: Details,
+    details: FailureDetail,
     width: usize,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -357,7 +357,7 @@ fn table(
             Layout::Lessons => "columns are lessons",
             _ => "totals only",
         };
-        let place = if details == Details::None {
+        let place = if details == FailureDetail::None {
             "see --html or --json"
         } else {
             "see the failures below"

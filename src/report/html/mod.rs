@@ -84,7 +84,7 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
         } else {
             ""
         },
-        super::Environment::of(run).map_or(String::new(), |env| format!(
+        super::Provenance::of(run).map_or(String::new(), |env| format!(
             "<p class=\"sub{}\" id=\"environment\">{}</p>",
             if env.mixed() { " bad" } else { "" },
             esc(&env.line())
