@@ -411,9 +411,7 @@ fn export(dir: &CasesDir, dest: &Path) -> anyhow::Result<i32> {
         Err(code) => return Ok(code),
     };
     let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
-        reference::call(f, args, kwargs)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        reference::call(f, args, kwargs).map(|_| ())
     };
     let summary = corpus::export::export_visible(&corpus, dest, &check)
         .with_context(|| format!("exporting the visible cases to {}", dest.display()))?;

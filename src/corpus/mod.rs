@@ -18,9 +18,10 @@ pub use problems::{CorpusError, Problem};
 /// The largest file the loader reads (a case file is text written by hand).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Asks the reference core whether a call can be made at all; `Err` is the
-/// core's `CallError` message (wrong arity, unknown keyword...).
-pub type CallCheck<'a> = &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), String>;
+/// Asks the reference core whether a call can be made at all; `Err` is why
+/// not (wrong arity, unknown keyword...).
+pub type CallCheck<'a> =
+    &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), crate::reference::CallError>;
 
 /// Whether students see a case's input when it fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -314,9 +315,7 @@ pub fn tag_gaps(corpus: &Corpus) -> Vec<(String, &'static str)> {
 /// arguments. Reports every problem found, each with its file and line.
 pub fn load(dir: &Path) -> Result<Corpus, CorpusError> {
     let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
-        crate::reference::call(f, args, kwargs)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        crate::reference::call(f, args, kwargs).map(|_| ())
     };
     load_with(dir, &check)
 }

@@ -20,12 +20,12 @@ use std::collections::HashMap;
 /// Errors that stop grading as a whole (a bad corpus, not a bad submission).
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
-    /// (`error` is not a `source`: the message already includes it.)
-    #[error("case {case} ({file}:{line}): the reference core cannot make this call: {error}")]
+    #[error("case {case} ({file}:{line}): the reference core cannot make this call")]
     Reference {
         case: String,
         file: String,
         line: usize,
+        #[source]
         error: CallError,
     },
 }

@@ -14,10 +14,8 @@ use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 /// Why a JSON report cannot be read back.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    /// (Not a `source`: the message already includes it, and the CLI prints
-    /// the chain.)
-    #[error("not a JSON report: {0}")]
-    Json(serde_json::Error),
+    #[error("not a JSON report")]
+    Json(#[source] serde_json::Error),
     #[error("schema is {found:?}, expected {SCHEMA:?}")]
     Schema { found: String },
     #[error("{0}")]
