@@ -1,10 +1,10 @@
 //! What a failing case shows: the call, expected and got as Python, and a
 //! unified diff of their pretty reprs.
 
-use super::verdict::{cut, Verdict};
+use super::verdict::Verdict;
 use super::{Failure, MatcherInfo};
 use crate::corpus::Case;
-use crate::text::escaped;
+use crate::text::{cut, escaped};
 use crate::value::repr::{pretty_styled, repr, show_style};
 use crate::value::{strict_eq, Outcome, PyValue};
 use similar::TextDiff;

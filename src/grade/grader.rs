@@ -275,13 +275,16 @@ fn failure_bytes(f: &Failure) -> usize {
         + 256
 }
 
+/// The deepest JSON nesting of one outcome's text: its returned value's
+/// (`record::caps::MAX_VALUE_NESTING`) and the outcome's own two levels
+/// around it.
+const MAX_OUTCOME_NESTING: usize = crate::record::caps::MAX_VALUE_NESTING + 2;
+
 /// An outcome from its compact JSON text (as the store and
 /// [`Outcomes`] keep it).
 fn parse_outcome(text: &str) -> Result<crate::record::format::CaseOutcome, String> {
     use serde::Deserialize;
-    if crate::record::caps::json_shape(text.as_bytes()).0
-        > crate::record::caps::MAX_VALUE_NESTING + 2
-    {
+    if crate::record::caps::json_shape(text.as_bytes()).0 > MAX_OUTCOME_NESTING {
         return Err("nested too deep".into());
     }
     let mut de = serde_json::Deserializer::from_str(text);

@@ -6,6 +6,7 @@
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
 use crate::record::format::CaseOutcome;
+use crate::text::{cut, escaped};
 use crate::value::repr::{show, Shown};
 use crate::value::tagged::{self, TaggedError};
 use crate::value::{matches, Exception, Outcome, PyValue};
@@ -115,7 +116,7 @@ fn shared_reason(what: &str, shared: Option<&str>, rules: &Rules) -> String {
     match shared {
         Some(text) if !text.is_empty() => format!(
             "{what}: {} (must be a new dict/list)",
-            printable(&cut(
+            escaped(&cut(
                 &named_arguments(text, rules.params),
                 SHARED_QUOTE_CHARS
             ))
@@ -230,7 +231,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             mro,
             message,
         } => {
-            let got = raised_line(class, mro, &printable(message));
+            let got = raised_line(class, mro, &escaped(message));
             match expected {
                 Outcome::Raises(exc) if raised_matches(*exc, mro) => Verdict::pass(None, Some(got)),
                 _ => {
@@ -300,9 +301,9 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             let msg = if message.is_empty() {
                 String::new()
             } else {
-                format!(": {}", cut(&printable(message), REASON_QUOTE_CHARS))
+                format!(": {}", cut(&escaped(message), REASON_QUOTE_CHARS))
             };
-            let r = format!("main.py did not import: {}{at}{msg}", printable(exc_type));
+            let r = format!("main.py did not import: {}{at}{msg}", escaped(exc_type));
             // No hidden input is in the process when main.py imports, but a
             // submission can keep one in its folder for a later import (a
             // fresh child after a crash): the brief names only what the
@@ -430,14 +431,8 @@ fn raised_name<'a>(class: &'a str, mro: &'a [String]) -> &'a str {
     mro.first().map(String::as_str).unwrap_or(class)
 }
 
-/// Student-controlled text made safe for a terminal or a report: see
-/// [`crate::text::escaped`], the one place that decides.
-pub fn printable(text: &str) -> String {
-    crate::text::escaped(text)
-}
-
 fn raised_line(class: &str, mro: &[String], message: &str) -> String {
-    let name = printable(raised_name(class, mro));
+    let name = escaped(raised_name(class, mro));
     if message.is_empty() {
         name.to_string()
     } else {
@@ -453,5 +448,3 @@ fn seconds_text(s: f64) -> String {
         format!("{s}")
     }
 }
-
-pub use crate::text::cut;

@@ -12,6 +12,7 @@
 //! nothing, `__import__(...)` and `exec(...)` show as themselves.
 
 use super::{Finding, Source};
+use crate::value::reader::is_string_prefix;
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
 
@@ -382,16 +383,6 @@ impl<'a> Lexer<'a> {
         }
         self.push(Tok::Literal, line);
     }
-}
-
-/// Whether `name` (letters before a quote) is a string prefix: r, b, u, f
-/// and their pairs, in either case.
-fn is_string_prefix(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    matches!(
-        lower.as_str(),
-        "r" | "b" | "u" | "f" | "rb" | "br" | "fr" | "rf" | "t" | "tr" | "rt"
-    )
 }
 
 struct Scan<'a> {

@@ -26,6 +26,10 @@ pub type PairsHook = fn(Vec<(PyStr, PyValue)>) -> Result<PyDict, String>;
 /// `parse_constant`: called with `"NaN"`, `"Infinity"` or `"-Infinity"`.
 pub type ConstantHook = fn(&str) -> Result<PyValue, String>;
 
+/// How deep plain `json.loads` reads: CPython gives up near its default
+/// recursion limit (`sys.getrecursionlimit()`, 1000).
+pub const DEFAULT_MAX_DEPTH: usize = 1000;
+
 /// The knobs of `json.loads` the checkpoints use.
 #[derive(Clone, Copy)]
 pub struct Options {
@@ -43,7 +47,7 @@ impl Default for Options {
     /// floats, nesting bounded like CPython's default recursion limit.
     fn default() -> Self {
         Options {
-            max_depth: 1000,
+            max_depth: DEFAULT_MAX_DEPTH,
             object_pairs_hook: |pairs| {
                 let mut d = PyDict::new();
                 for (k, v) in pairs {

@@ -2,12 +2,10 @@
 //! [`super::schema`]), for dashboards and for merging. Written as it is
 //! made: one submission's case grades at a time (see [`GradeRun::full`]).
 
-use super::schema::{self, Checkpoint, Failure, Report, Submission};
+use super::schema::{self, Checkpoint, Failure, Report, Submission, SCHEMA};
 use crate::grade::{Audience, CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
 use serde::ser::{Serialize, Serializer};
 use std::io::Write;
-
-pub use super::schema::SCHEMA;
 
 /// The report as JSON text (pretty-printed, ending with a newline).
 pub fn render(run: &GradeRun) -> String {

@@ -157,11 +157,6 @@ impl PyStr {
         PyStr(self.0[..end as usize].to_vec())
     }
 
-    /// Python's `s.count(needle)` for a one-code-point needle.
-    pub fn count_cp(&self, cp: u32) -> usize {
-        self.0.iter().filter(|&&c| c == cp).count()
-    }
-
     /// Whether every code point is in the given ASCII set, as a regex
     /// character class `[...]` with ASCII semantics would test it.
     pub fn all_ascii_in(&self, allowed: impl Fn(u8) -> bool) -> bool {

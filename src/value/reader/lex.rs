@@ -322,6 +322,13 @@ impl Lexer<'_> {
                 "f-strings are not supported",
             ));
         }
+        if lower.contains('t') {
+            return Err(ReadError::at(
+                pos,
+                ErrorKind::Unsupported,
+                "t-strings are not supported",
+            ));
+        }
         let raw = lower.contains('r');
         let q = self.peek(0).unwrap_or('\'');
         let triple = self.peek(1) == Some(q) && self.peek(2) == Some(q);
@@ -485,10 +492,12 @@ impl Lexer<'_> {
     }
 }
 
-/// The prefixes Python accepts before a quote (any letter case).
-fn is_string_prefix(name: &str) -> bool {
+/// Whether `name` (letters before a quote) is a prefix CPython 3.14 reads
+/// as part of a string literal: r, u, b, f, t and their pairs (rb, fr, tr
+/// in either order), in any letter case.
+pub fn is_string_prefix(name: &str) -> bool {
     matches!(
         name.to_ascii_lowercase().as_str(),
-        "r" | "u" | "b" | "f" | "br" | "rb" | "fr" | "rf"
+        "r" | "u" | "b" | "f" | "t" | "br" | "rb" | "fr" | "rf" | "tr" | "rt"
     )
 }

@@ -21,6 +21,7 @@ mod parse;
 use super::int_digits::{over_int_digits, MAX_INT_DIGITS};
 use super::PyValue;
 use eval::Val;
+pub use lex::is_string_prefix;
 use num_bigint::BigInt;
 use std::collections::HashMap;
 use std::fmt;

@@ -131,6 +131,9 @@ fn bad_strings() {
     }
     assert_eq!(fails("b'x'").kind, ErrorKind::Unsupported);
     assert_eq!(fails("f'x'").kind, ErrorKind::Unsupported);
+    for t in ["t'x'", "T'x'", "tr'x'", "Rt'x'"] {
+        assert_eq!(fails(t).kind, ErrorKind::Unsupported, "{t}");
+    }
     assert_eq!(fails(r"'\N{BULLET}'").kind, ErrorKind::Unsupported);
 }
 
