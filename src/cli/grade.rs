@@ -11,8 +11,10 @@ use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
 use crate::record::{self, RecordOptions};
 use crate::report;
+use crate::session::{self, Choice, Chosen, Shard};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// Arguments of `autograder grade` (boxed: they are many).
@@ -65,7 +67,7 @@ struct Options {
     gradescope_tests: TestsArg,
     /// Grade only the K-th of N slices of the submissions (sorted by id,
     /// every N-th from the K-th); join the shards' --json with `merge`.
-    #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
+    #[arg(long, value_name = "K/N", value_parser = Shard::from_str, allow_hyphen_values = true)]
     shard: Option<Shard>,
     /// Print where the run's time went on stderr: reading the corpus, loading
     /// stored outcomes, grading and reports.
@@ -75,31 +77,6 @@ struct Options {
     assignment: super::record::AssignmentArgs,
     #[command(flatten)]
     output: OutputArgs,
-}
-
-/// `--shard K/N`: the K-th of N slices of the submissions (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Shard {
-    pub k: usize,
-    pub n: usize,
-}
-
-impl Shard {
-    /// Whether the submission at `index` (in id order) is in this slice.
-    pub fn holds(self, index: usize) -> bool {
-        index % self.n == self.k - 1
-    }
-}
-
-fn shard(s: &str) -> Result<Shard, String> {
-    let bad = || format!("{s:?} is not K/N with 1 <= K <= N (e.g. 2/4)");
-    let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let k: usize = k.trim().parse().map_err(|_| bad())?;
-    let n: usize = n.trim().parse().map_err(|_| bad())?;
-    if k == 0 || k > n {
-        return Err(bad());
-    }
-    Ok(Shard { k, n })
 }
 
 /// Runs `autograder grade`; returns the exit code (see [`super::EXIT_OK`]).
@@ -129,7 +106,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         submissions,
         not_a_submission,
         whole_run,
-    } = submissions(&args)?;
+    } = session::choose_submissions(&Choice {
+        path: &args.path,
+        shard: args.shard,
+        main_py_only: args.main_py_only,
+        gradescope: args.gradescope.is_some(),
+    })?;
     let graded: Vec<&std::path::Path> = std::iter::once(args.path.as_path())
         .chain(submissions.iter().map(|s| s.dir.as_path()))
         .collect();
@@ -138,11 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     check_work_dir_for(&submissions, &work.path)?;
     let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
     clock.graded();
-    run.shards = args.shard.map(|shard| grade::HeldShards {
-        held: vec![shard.k],
-        of: shard.n,
-        submissions: whole_run,
-    });
+    run.shards = args.shard.map(|shard| shard.held(whole_run));
     if gradescope.is_none() {
         // Shown to `audience` in place: a large class's summaries are not
         // copied (Gradescope's results.json needs the instructors' run).
@@ -243,80 +221,6 @@ fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Re
     Ok(())
 }
 
-/// The submissions a run grades, and what reports need to know about them.
-struct Chosen {
-    submissions: Vec<record::Submission>,
-    /// PATH held nothing gradable and stands as one ungradable submission
-    /// (so the run must not pass).
-    not_a_submission: bool,
-    /// How many submissions the whole run has, all shards together.
-    whole_run: usize,
-}
-
-/// The submissions under PATH this run grades (its shard, shipped recordings
-/// refused under `--main-py-only`, Gradescope's one upload).
-fn submissions(args: &Options) -> anyhow::Result<Chosen> {
-    let mut submissions = record::discover(&args.path)?;
-    let mut not_a_submission = false;
-    if submissions.is_empty() {
-        // `discover` lists every subfolder that is not a submission, so none
-        // found means PATH has no subfolders: it is one would-be submission
-        // (`grade .` in CI on a student repository) without a main.py. The
-        // requested reports say so (CI and Gradescope show them) rather than
-        // nothing at all; the run fails, except for Gradescope, whose
-        // results.json is the whole answer.
-        submissions = vec![record::nothing_found(&args.path)];
-        not_a_submission = args.gradescope.is_none();
-    }
-    let whole_run = submissions.len();
-    if let Some(shard) = args.shard {
-        submissions.sort_by(|a, b| a.id.cmp(&b.id));
-        submissions = submissions
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| shard.holds(*i))
-            .map(|(_, s)| s)
-            .collect();
-    }
-    if args.main_py_only {
-        for s in &mut submissions {
-            if let record::SubmissionSource::Recording(path) = &s.source {
-                s.source = record::SubmissionSource::Unusable(format!(
-                    "{}: a shipped recording is not accepted (--main-py-only); submit main.py",
-                    path.display()
-                ));
-            }
-        }
-    }
-    if args.gradescope.is_some() && args.path.is_dir() && submissions.len() != 1 {
-        // Gradescope shows the student results.json, not an error: grade the
-        // one folder with a main.py among the upload's leftovers (a docs/
-        // folder), or say there what was uploaded instead of one main.py.
-        let usable: Vec<_> = submissions
-            .iter()
-            .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
-            .cloned()
-            .collect();
-        submissions = match usable.len() {
-            0 => vec![record::nothing_found(&args.path)],
-            1 => usable,
-            _ => vec![record::several_found(&args.path, &usable)],
-        };
-    }
-    if args.gradescope.is_some() && submissions.len() != 1 {
-        bail!(
-            "--gradescope grades one submission, but {} holds {}",
-            args.path.display(),
-            submissions.len()
-        );
-    }
-    Ok(Chosen {
-        submissions,
-        not_a_submission,
-        whole_run,
-    })
-}
-
 /// The work dir [`run`] chose (see [`super::work_dir::choose`]).
 fn work_dir(args: &Options) -> &std::path::Path {
     args.work_dir
@@ -324,10 +228,8 @@ fn work_dir(args: &Options) -> &std::path::Path {
         .unwrap_or(std::path::Path::new(super::work_dir::DEFAULT))
 }
 
-/// Records (or reads from the store) each submission and grades it as soon
-/// as its outcomes are known, keeping only its summary in memory (its case
-/// grades are spooled to disk for the reports); fails, and no report is
-/// written, when the grader cannot record here.
+/// Records and grades every submission (see [`session::record_and_grade`])
+/// with this run's options, once the recording environment is settled.
 fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
@@ -343,40 +245,7 @@ fn record_and_grade(
     };
     let tuning = args.sandbox.tuning();
     let env = settle_environment(submissions, &tuning)?;
-    let keys = record::case_store::case_keys(corpus);
-    let grader = grade::Grader::new(corpus, expected);
-    let details = grade::CaseGradeStorage::spooled_in(work_dir(args))
-        .context("cannot make a temporary file")?;
-    let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
-        std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
-    record::record_each(
-        corpus,
-        &keys,
-        submissions,
-        &opts,
-        &tuning,
-        env.as_ref(),
-        &|index, delivered| {
-            let id = submissions[index].id.clone();
-            let grade = crate::timings::GRADING.time(|| match delivered {
-                Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
-                Err(e) => grader.error(id, e.to_string()),
-            });
-            if let Ok(mut graded) = graded.lock() {
-                graded[index] = Some(grade);
-            }
-        },
-    )?;
-    let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
-    let submissions = submissions
-        .iter()
-        .zip(graded)
-        .map(|(sub, grade)| {
-            grade.unwrap_or_else(|| grader.error(sub.id.clone(), "not graded".into()))
-        })
-        .collect();
-    if let Some(e) = details.error() {
-        bail!("{e}");
-    }
-    Ok(grader.run(submissions, details))
+    let run =
+        session::record_and_grade(corpus, expected, &opts, &tuning, env.as_ref(), submissions)?;
+    Ok(run)
 }

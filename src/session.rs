@@ -1,0 +1,223 @@
+//! A grading session: the pipeline `grade` runs once its options are read.
+//! Which submissions a run grades ([`choose_submissions`]: its [`Shard`],
+//! `--main-py-only`, Gradescope's one upload), and each one recorded (or
+//! read from the store) and graded as soon as its outcomes are known
+//! ([`record_and_grade`]). The CLI reads flags and prints; the pipeline is
+//! here so that `merge`, the benches and tests can reuse it.
+
+use crate::corpus::Corpus;
+use crate::grade::{self, GradeRun, HeldShards};
+use crate::record::{self, RecordError, RecordOptions, Tuning};
+use std::path::{Path, PathBuf};
+
+/// Why a session could not grade.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Listing the submissions, or recording them, failed.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("--gradescope grades one submission, but {} holds {found}", path.display())]
+    GradescopeNotOne { path: PathBuf, found: usize },
+    #[error("cannot make a temporary file")]
+    Spool(#[source] std::io::Error),
+    /// A case grade could not be spooled or read back (the spool's words).
+    #[error("{0}")]
+    CaseGrades(String),
+}
+
+/// `--shard K/N`: the K-th of N slices of the submissions (1-based): the
+/// submissions whose 0-based index in id order is `k - 1` modulo `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    /// Whether the submission at `index` (in id order) is in this slice.
+    pub fn holds(self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+
+    /// What a run of this slice holds of a whole run of `submissions`.
+    pub fn held(self, submissions: usize) -> HeldShards {
+        HeldShards {
+            held: vec![self.k],
+            of: self.n,
+            submissions,
+        }
+    }
+}
+
+impl std::str::FromStr for Shard {
+    /// The usage message (what `--shard` says of a bad value).
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("{s:?} is not K/N with 1 <= K <= N (e.g. 2/4)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// What decides which submissions under a path a run grades.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice<'a> {
+    /// One submission or a folder of them.
+    pub path: &'a Path,
+    pub shard: Option<Shard>,
+    /// Shipped recording.json files are refused (graded as errors).
+    pub main_py_only: bool,
+    /// The run writes Gradescope's results.json: exactly one submission.
+    pub gradescope: bool,
+}
+
+/// The submissions a run grades, and what reports need to know about them.
+#[derive(Debug)]
+pub struct Chosen {
+    pub submissions: Vec<record::Submission>,
+    /// PATH held nothing gradable and stands as one ungradable submission
+    /// (so the run must not pass).
+    pub not_a_submission: bool,
+    /// How many submissions the whole run has, all shards together.
+    pub whole_run: usize,
+}
+
+/// The submissions under `choice.path` this run grades (its shard, shipped
+/// recordings refused under `--main-py-only`, Gradescope's one upload).
+pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
+    let path = choice.path;
+    let mut submissions = record::discover(path)?;
+    let mut not_a_submission = false;
+    if submissions.is_empty() {
+        // `discover` lists every subfolder that is not a submission, so none
+        // found means PATH has no subfolders: it is one would-be submission
+        // (`grade .` in CI on a student repository) without a main.py. The
+        // requested reports say so (CI and Gradescope show them) rather than
+        // nothing at all; the run fails, except for Gradescope, whose
+        // results.json is the whole answer.
+        submissions = vec![record::nothing_found(path)];
+        not_a_submission = !choice.gradescope;
+    }
+    let whole_run = submissions.len();
+    if let Some(shard) = choice.shard {
+        submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        submissions = submissions
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.holds(*i))
+            .map(|(_, s)| s)
+            .collect();
+    }
+    if choice.main_py_only {
+        for s in &mut submissions {
+            if let record::SubmissionSource::Recording(path) = &s.source {
+                s.source = record::SubmissionSource::Unusable(format!(
+                    "{}: a shipped recording is not accepted (--main-py-only); submit main.py",
+                    path.display()
+                ));
+            }
+        }
+    }
+    if choice.gradescope && path.is_dir() && submissions.len() != 1 {
+        // Gradescope shows the student results.json, not an error: grade the
+        // one folder with a main.py among the upload's leftovers (a docs/
+        // folder), or say there what was uploaded instead of one main.py.
+        let usable: Vec<_> = submissions
+            .iter()
+            .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
+            .cloned()
+            .collect();
+        submissions = match usable.len() {
+            0 => vec![record::nothing_found(path)],
+            1 => usable,
+            _ => vec![record::several_found(path, &usable)],
+        };
+    }
+    if choice.gradescope && submissions.len() != 1 {
+        return Err(SessionError::GradescopeNotOne {
+            path: path.to_path_buf(),
+            found: submissions.len(),
+        });
+    }
+    Ok(Chosen {
+        submissions,
+        not_a_submission,
+        whole_run,
+    })
+}
+
+/// Records (or reads from the store) each submission and grades it as soon
+/// as its outcomes are known, keeping only its summary in memory (its case
+/// grades are spooled to disk, in `opts.work_dir`, for the reports); fails,
+/// and no report should be written, when the grader cannot record here.
+/// `env` is the settled recording environment when a submission must run
+/// here (see [`record::needs_sandbox`]).
+pub fn record_and_grade(
+    corpus: &Corpus,
+    expected: &[crate::value::Outcome],
+    opts: &RecordOptions,
+    tuning: &Tuning,
+    env: Option<&record::Environment>,
+    submissions: &[record::Submission],
+) -> Result<GradeRun, SessionError> {
+    let keys = record::case_store::case_keys(corpus);
+    let grader = grade::Grader::new(corpus, expected);
+    let details =
+        grade::CaseGradeStorage::spooled_in(&opts.work_dir).map_err(SessionError::Spool)?;
+    let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
+        std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
+    record::record_each(
+        corpus,
+        &keys,
+        submissions,
+        opts,
+        tuning,
+        env,
+        &|index, delivered| {
+            let id = submissions[index].id.clone();
+            let grade = crate::timings::GRADING.time(|| match delivered {
+                Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
+                Err(e) => grader.error(id, e.to_string()),
+            });
+            if let Ok(mut graded) = graded.lock() {
+                graded[index] = Some(grade);
+            }
+        },
+    )?;
+    let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
+    let submissions = submissions
+        .iter()
+        .zip(graded)
+        .map(|(sub, grade)| {
+            grade.unwrap_or_else(|| grader.error(sub.id.clone(), "not graded".into()))
+        })
+        .collect();
+    if let Some(e) = details.error() {
+        return Err(SessionError::CaseGrades(e));
+    }
+    Ok(grader.run(submissions, details))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_slice() {
+        let s: Shard = "2/3".parse().unwrap();
+        assert_eq!(s, Shard { k: 2, n: 3 });
+        let held: Vec<usize> = (0..7).filter(|&i| s.holds(i)).collect();
+        assert_eq!(held, [1, 4]);
+        assert_eq!(HeldShards::slice_len(2, 3, 7), held.len());
+        for bad in ["0/3", "4/3", "3", "a/b", ""] {
+            let e = bad.parse::<Shard>().unwrap_err();
+            assert!(e.contains("is not K/N with 1 <= K <= N"), "{e}");
+        }
+    }
+}
