@@ -8,7 +8,7 @@
 //! half of the grader's own CPU per recorded submission. One memo serves
 //! every worker thread, in shards so that they seldom wait for each other,
 //! bounded in bytes whatever the number of workers or submissions. (Grading
-//! has its own memo, in `grade::run`, of what an admitted text gets on each
+//! has its own memo, in `grade::grader`, of what an admitted text gets on each
 //! case.)
 
 use std::collections::HashMap;
