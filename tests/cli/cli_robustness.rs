@@ -3,6 +3,7 @@
 //! the others are graded, input errors exit 2 with one clear message, and
 //! source files in unusual encodings or line endings grade like any other.
 
+use crate::util::TestCommand;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,11 +23,10 @@ fn model_source() -> String {
 }
 
 fn run(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_autograder"))
+    TestCommand::new()
         .args(args)
         .env_remove("NO_COLOR")
         .output()
-        .unwrap()
 }
 
 /// `grade SUBS --cases <the fixture corpus> --work-dir WORK EXTRA...`.
@@ -36,16 +36,10 @@ fn grade(subs: &Path, work: &Path, extra: &[&str]) -> Output {
 
 /// `grade SUBS --cases CASES --work-dir WORK EXTRA...`.
 fn grade_with(cases: &Path, subs: &Path, work: &Path, extra: &[&str]) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> = vec![
-        "grade".as_ref(),
-        subs.as_os_str(),
-        "--cases".as_ref(),
-        cases.as_os_str(),
-        "--work-dir".as_ref(),
-        work.as_os_str(),
-    ];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    run(&args)
+    TestCommand::grade(subs, cases, work)
+        .args(extra)
+        .env_remove("NO_COLOR")
+        .output()
 }
 
 fn write(path: &Path, bytes: &[u8]) {

@@ -3,6 +3,7 @@
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::record::format::{CaseOutcome, Recording, RECORDING_FORMAT};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,17 +33,9 @@ fn ship_recording(root: &Path, rec: &Recording) {
 }
 
 fn grade(subs: &Path, work: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(cases_dir())
-        .arg("--work-dir")
-        .arg(work)
+    TestCommand::grade(subs, &cases_dir(), work)
         .args(extra)
-        .env("NO_COLOR", "1")
         .output()
-        .unwrap()
 }
 
 /// Submissions: a perfect one, one that fails a case, and the corrupt ones.

@@ -5,11 +5,11 @@
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::record::format::CaseOutcome;
 use autograder::value::Outcome;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 
 /// Every report of one submission stays under this, whatever it returned.
 const BOUND: u64 = 1 << 20;
@@ -67,13 +67,7 @@ fn ship_hostile(dir: &Path) {
 
 fn grade(subs: &Path, work: &Path, out: &Path, audience: &str) -> String {
     let path = |name: &str| out.join(name).into_os_string();
-    let result = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(support::fixture_dir().join("cases"))
-        .arg("--work-dir")
-        .arg(work)
+    TestCommand::grade(subs, &support::fixture_dir().join("cases"), work)
         .args(["--audience", audience, "--all-failures"])
         .arg("--json")
         .arg(path("report.json"))
@@ -87,12 +81,7 @@ fn grade(subs: &Path, work: &Path, out: &Path, audience: &str) -> String {
         .arg(path("dashboard.html"))
         .arg("--gradescope")
         .arg(path("results.json"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "{stderr}");
-    String::from_utf8_lossy(&result.stdout).into_owned()
+        .stdout()
 }
 
 #[test]

@@ -5,10 +5,11 @@
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::record::format::CaseOutcome;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn bundled_cases() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cases")
@@ -43,17 +44,9 @@ fn one_failure(root: &Path) -> PathBuf {
 }
 
 fn grade(path: &Path, work: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(path)
-        .arg("--cases")
-        .arg(bundled_cases())
-        .arg("--work-dir")
-        .arg(work)
+    TestCommand::grade(path, &bundled_cases(), work)
         .args(extra)
-        .env("NO_COLOR", "1")
         .output()
-        .unwrap()
 }
 
 fn read(path: &Path) -> String {

@@ -5,12 +5,13 @@
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::grade::Audience;
 use autograder::report;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Every fixture recording as a submission folder, plus a few copies under
 /// other names so shards hold several submissions each.
@@ -27,11 +28,7 @@ fn submissions(root: &Path) {
 }
 
 fn autograder(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    TestCommand::new().args(args).output()
 }
 
 struct Setup {

@@ -5,12 +5,13 @@
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The folder names that used to collide or look alike, and the id each
 /// must get. (The deep folder is made apart: see [`deep`].)
@@ -27,12 +28,7 @@ const NAMES: &[(&[u8], &str)] = &[
 ];
 
 fn autograder(args: &[&OsStr], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    TestCommand::new().args(args).current_dir(cwd).output()
 }
 
 fn ok(out: &Output) {
@@ -96,17 +92,10 @@ fn shipped(root: &Path) -> PathBuf {
 }
 
 fn grade(subs: &Path, work: &Path, extra: &[&str]) -> Output {
-    let cases = support::fixture_dir().join("cases");
-    let mut args: Vec<&OsStr> = vec![
-        "grade".as_ref(),
-        subs.as_os_str(),
-        "--cases".as_ref(),
-        cases.as_os_str(),
-        "--work-dir".as_ref(),
-        work.as_os_str(),
-    ];
-    args.extend(extra.iter().map(OsStr::new));
-    autograder(&args, work.parent().unwrap())
+    TestCommand::grade(subs, &support::fixture_dir().join("cases"), work)
+        .args(extra)
+        .current_dir(work.parent().unwrap())
+        .output()
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use crate::util::record as record_support;
 
+use crate::util::TestCommand;
 use autograder::grade::verdict::{judge, judge_case};
 use autograder::record::format::{CaseOutcome, SHARED_CHARS};
 use autograder::reference::{checkpoints, returns_new, RETURNS_NEW};
@@ -309,19 +310,11 @@ fn shared_results_and_hashed_str_fields_fail_end_to_end() {
         put(id, &std::fs::read_to_string(fixture).unwrap());
     }
     let report_path = tmp.path().join("report.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(&subs)
-        .arg("--cases")
-        .arg(repo().join("cases"))
-        .arg("--work-dir")
-        .arg(tmp.path().join("work"))
+    let out = TestCommand::grade(&subs, &repo().join("cases"), &tmp.path().join("work"))
         .args(["--all-failures", "--quiet", "--json"])
         .arg(&report_path)
         .env("AUTOGRADER_ISOLATION", tier_name(tier))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+        .output();
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap_or_else(|e| {
             panic!(

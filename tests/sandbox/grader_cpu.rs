@@ -14,13 +14,13 @@ use crate::util::record as record_support;
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::record::format::CaseOutcome;
 use autograder::value::{tagged, Outcome, PyValue};
 use num_bigint::BigInt;
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -49,22 +49,15 @@ struct Graded {
 
 fn grade(subs: &Path, cases: &Path, work: &Path, tier: Option<&str>) -> Graded {
     let report = work.with_extension("report.json");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
-    cmd.arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(cases)
-        .arg("--work-dir")
-        .arg(work)
-        .arg("--json")
+    let mut cmd = TestCommand::grade(subs, cases, work);
+    cmd.arg("--json")
         .arg(&report)
-        .args(["--timings", "--quiet"])
-        .env("NO_COLOR", "1");
+        .args(["--timings", "--quiet"]);
     if let Some(tier) = tier {
         cmd.env("AUTOGRADER_ISOLATION", tier);
     }
     let before = children_cpu();
-    let out = cmd.output().unwrap();
+    let out = cmd.output();
     let with_children = children_cpu() - before;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");

@@ -5,6 +5,7 @@
 //! others are). And where bubblewrap cannot start, `auto` takes landlock and
 //! every report says so.
 
+use crate::util::TestCommand;
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -70,21 +71,14 @@ fn no_reports(out: &Path) {
 }
 
 fn grade(subs: &Path, work: &Path, extra: &[String], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
-    cmd.arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(cases())
-        .arg("--work-dir")
-        .arg(work)
-        .args(extra)
-        .env("NO_COLOR", "1")
+    let mut cmd = TestCommand::grade(subs, &cases(), work);
+    cmd.args(extra)
         .env_remove("AUTOGRADER_PYTHON")
         .env_remove("AUTOGRADER_ISOLATION");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap()
+    cmd.output()
 }
 
 fn stderr(out: &Output) -> String {

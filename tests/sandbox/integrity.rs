@@ -6,6 +6,7 @@
 
 use crate::util::record as record_support;
 
+use crate::util::TestCommand;
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -52,13 +53,7 @@ impl Outputs {
 fn grade(subs: &Path, work: &Path, out: &Path, audience: &str, tier: &str) -> Outputs {
     std::fs::create_dir_all(out).unwrap();
     let p = |name: &str| out.join(name).into_os_string();
-    let result = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(cases())
-        .arg("--work-dir")
-        .arg(work)
+    let terminal = TestCommand::grade(subs, &cases(), work)
         .args(["--audience", audience, "--all-failures"])
         .args([
             "--json".as_ref(),
@@ -73,14 +68,10 @@ fn grade(subs: &Path, work: &Path, out: &Path, audience: &str, tier: &str) -> Ou
             p("junit.xml").as_os_str(),
         ])
         .env("AUTOGRADER_ISOLATION", tier)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "{stderr}");
+        .stdout();
     Outputs {
         dir: out.to_path_buf(),
-        terminal: String::from_utf8_lossy(&result.stdout).into_owned(),
+        terminal,
     }
 }
 

@@ -7,11 +7,11 @@ use crate::util::record as record_support;
 
 use crate::util::grading as support;
 
+use crate::util::TestCommand;
 use autograder::report::{fmt_points, fmt_score};
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -27,16 +27,9 @@ fn grade(
     columns: Option<usize>,
     tier: Option<&str>,
 ) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
-    cmd.arg("grade")
-        .arg(subs)
-        .arg("--cases")
-        .arg(root().join("cases"))
-        .arg("--work-dir")
-        .arg(work)
-        .arg("--json")
+    let mut cmd = TestCommand::grade(subs, &root().join("cases"), work);
+    cmd.arg("--json")
         .arg(json)
-        .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("COLUMNS");
     if let Some(tier) = tier {
@@ -45,7 +38,7 @@ fn grade(
     if let Some(n) = columns {
         cmd.env("COLUMNS", n.to_string());
     }
-    let out = cmd.output().unwrap();
+    let out = cmd.output();
     assert!(
         out.status.success() || out.status.code() == Some(1),
         "exit {:?}\n{}",
