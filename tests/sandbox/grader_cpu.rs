@@ -135,7 +135,7 @@ fn shown_text(f: &Value) -> String {
 
 #[test]
 fn a_submission_of_huge_ints_costs_the_grader_little_and_fails_exactly_those_cases() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     let Some(tier) = TIERS.into_iter().find(|&t| tier_or_skip(t, "grader_cpu")) else {
@@ -203,7 +203,7 @@ fn wide(bits: u32, i: i64) -> BigInt {
 
 #[test]
 fn a_shipped_recording_of_huge_values_costs_the_grader_little_and_grades_right() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     let corpus = support::corpus();

@@ -231,7 +231,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
 
 #[test]
 fn attacks_on_the_harness_under_every_tier() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     // It reads this process's peak memory: no other test may share it.

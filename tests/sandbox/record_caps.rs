@@ -57,7 +57,7 @@ fn a_tier() -> Option<IsolationChoice> {
 
 #[test]
 fn huge_outcomes_keep_the_grader_small() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     // It reads this process's peak memory: no other test may share it.

@@ -273,7 +273,7 @@ fn check_hostile(isolation: IsolationChoice) {
 
 #[test]
 fn hostile_fixtures_under_rlimits() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     if tier_or_skip(IsolationChoice::Rlimits, "hostile_fixtures") {
@@ -283,7 +283,7 @@ fn hostile_fixtures_under_rlimits() {
 
 #[test]
 fn hostile_fixtures_under_bwrap() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     if tier_or_skip(IsolationChoice::Bwrap, "hostile_fixtures") {
@@ -293,7 +293,7 @@ fn hostile_fixtures_under_bwrap() {
 
 #[test]
 fn hostile_fixtures_under_landlock() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     if tier_or_skip(IsolationChoice::Landlock, "hostile_fixtures") {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 #[test]
 fn a_submissions_processes_together_stay_within_the_workers_memory_cgroup() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory");

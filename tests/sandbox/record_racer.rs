@@ -62,7 +62,7 @@ fn racers() -> usize {
 
 #[test]
 fn a_racing_daemon_never_touches_the_next_submissions() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Stress) {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
     // Runs with or without a uid of the worker's own: the racer only

@@ -112,6 +112,9 @@ fn run_ok(out: &Output, what: &str) {
 
 #[test]
 fn no_student_byte_reaches_a_reader_as_control() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
+        return;
+    }
     let Some(tier) = tier("student_bytes") else {
         return;
     };
@@ -327,6 +330,9 @@ fn hidden_secrets() -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn a_hidden_input_never_reaches_a_students_view() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
+        return;
+    }
     let Some(tier) = tier("hidden_leak") else {
         return;
     };
@@ -459,6 +465,9 @@ fn a_hidden_input_never_reaches_a_students_view() {
 /// default work dir is): the buggy submission must not pass.
 #[test]
 fn a_store_committed_in_a_students_repository_is_not_trusted() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
+        return;
+    }
     let Some(tier) = tier("committed_store") else {
         return;
     };

@@ -214,6 +214,9 @@ fn write_recording(subs: &Path, rec: &autograder::record::format::Recording) {
 /// one of `run_tool_loop`, and a broken recording.
 #[test]
 fn the_course_table_fits_every_width() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
+        return;
+    }
     use autograder::record::format::CaseOutcome;
     let tmp = tempfile::tempdir().unwrap();
     let subs = tmp.path().join("subs");
@@ -312,6 +315,9 @@ fn the_course_table_fits_every_width() {
 /// pipe without it, by lesson; at 250 it is one column per checkpoint.
 #[test]
 fn the_bundled_submissions_fit_in_100_columns() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
+        return;
+    }
     let Some(tier) = TIERS
         .into_iter()
         .find(|&t| tier_or_skip(t, "terminal_width"))

@@ -15,9 +15,10 @@ pub enum Tier {
     Cpython,
     /// The HTML dashboard in headless Chromium.
     Browser,
-    /// The sandbox under load: bombs, floods, racers, huge outcomes and
-    /// values, each tier in turn (tens of seconds each).
-    Stress,
+    /// The long sandbox and end-to-end runs, tens of seconds each: the
+    /// hostile fixtures, attacks, memory, racer and huge outcomes, and the
+    /// whole course graded under every sandbox tier.
+    Heavy,
 }
 
 impl Tier {
@@ -25,7 +26,7 @@ impl Tier {
         match self {
             Tier::Cpython => "cpython",
             Tier::Browser => "browser",
-            Tier::Stress => "stress",
+            Tier::Heavy => "heavy",
         }
     }
 
@@ -33,20 +34,18 @@ impl Tier {
         match self {
             Tier::Cpython => "the CPython tier (differential, pyenv versions, mutation)",
             Tier::Browser => "the Chromium tier (the HTML dashboard in a browser)",
-            Tier::Stress => {
-                "the sandbox stress tier (hostile fixtures, attacks, memory, racer, huge outputs)"
-            }
+            Tier::Heavy => "the heavy tier (hostile fixtures, attacks, memory, racer, the whole course under every sandbox tier)",
         }
     }
 
     fn once(self) -> &'static Once {
         static CPYTHON: Once = Once::new();
         static BROWSER: Once = Once::new();
-        static STRESS: Once = Once::new();
+        static HEAVY: Once = Once::new();
         match self {
             Tier::Cpython => &CPYTHON,
             Tier::Browser => &BROWSER,
-            Tier::Stress => &STRESS,
+            Tier::Heavy => &HEAVY,
         }
     }
 }
