@@ -1,6 +1,6 @@
 //! Every report format on the fixture corpus and recordings, compared byte
-//! for byte with golden files (`UPDATE_GOLDEN=1 cargo test --test
-//! report_golden` rewrites them), plus structural checks of each format.
+//! for byte with golden files (`UPDATE_GOLDEN=1 cargo test --test core`
+//! rewrites them), plus structural checks of each format.
 
 use crate::util::grading as support;
 
