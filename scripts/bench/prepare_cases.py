@@ -4,7 +4,7 @@
 
 CASES_JSONL is `autograder cases list --json` (the case ids, their order and
 the reference core's expected outcomes). The calls are evaluated here, as
-tests/corpus_cpython.rs does: each case file's [let] names in order, then the
+tests/cpython/corpus_cpython.rs does: each case file's [let] names in order, then the
 call with the checkpoint bound to a function that captures its arguments
 (corpus text, never student code). Writes:
 

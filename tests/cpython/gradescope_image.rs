@@ -1,0 +1,168 @@
+//! The README's Gradescope recipe, run as written in a stand-in for a
+//! Gradescope autograder image: `/usr/bin/python3` is CPython 3.10 (Ubuntu
+//! 22.04's) and bubblewrap is installed but cannot start (an unprivileged
+//! container refuses its namespaces). Built, as root, in a private mount
+//! namespace (`unshare --mount`): pyenv's 3.10 is bound over
+//! `/usr/bin/python3`, a `bwrap` that fails over `/usr/bin/bwrap`, and a
+//! 0755 `/root` holding only `.pyenv` over the 0700 one (a Gradescope image's
+//! own CPython is world-readable too). Then `run_autograder`'s command:
+//! landlock is chosen, `results.json` says so, the model solution scores
+//! full marks, and a submission that reads the case files gets nothing of
+//! them.
+
+use serde_json::Value;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// pyenv's newest CPython 3.10, if installed.
+fn cpython_3_10() -> Option<PathBuf> {
+    let out = Command::new("pyenv").arg("root").output().ok()?;
+    let versions = Path::new(String::from_utf8_lossy(&out.stdout).trim()).join("versions");
+    let mut found: Vec<PathBuf> = fs::read_dir(versions)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("3.10."))
+                && p.join("bin/python3.10").is_file()
+        })
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// Runs `command` (a shell line) in the stand-in image; returns its output.
+fn in_image(tmp: &Path, python_home: &Path, command: &str) -> std::process::Output {
+    let pyenv_root = python_home
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".pyenv"))
+        .expect("a pyenv folder");
+    let hold = tmp.join("pyenv");
+    fs::create_dir_all(&hold).unwrap();
+    let fake_bwrap = tmp.join("bwrap");
+    fs::write(
+        &fake_bwrap,
+        "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n",
+    )
+    .unwrap();
+    fs::set_permissions(&fake_bwrap, fs::Permissions::from_mode(0o755)).unwrap();
+    let script = format!(
+        "set -e
+mount --bind {pyenv} {hold}
+mount -t tmpfs -o mode=0755 tmpfs /root
+mkdir /root/.pyenv
+mount --bind {hold} /root/.pyenv
+mount --bind {python} /usr/bin/python3
+if [ -e /usr/bin/bwrap ]; then mount --bind {fake} /usr/bin/bwrap; fi
+/usr/bin/python3 --version
+{command}",
+        pyenv = pyenv_root.display(),
+        hold = hold.display(),
+        python = python_home.join("bin/python3.10").display(),
+        fake = fake_bwrap.display(),
+    );
+    Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .env_remove("AUTOGRADER_PYTHON")
+        .env_remove("AUTOGRADER_ISOLATION")
+        .output()
+        .expect("unshare runs")
+}
+
+fn submission(root: &Path, name: &str, source: &str) -> PathBuf {
+    let dir = root.join(name);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("main.py"), source).unwrap();
+    dir
+}
+
+#[test]
+fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Cpython) {
+        return;
+    }
+    if !autograder::record::sandbox::is_root() {
+        say!("the Gradescope image stand-in needs root (a private mount namespace): CI's root pass runs it");
+        return;
+    }
+    let Some(python_home) = cpython_3_10() else {
+        say!("skipping the Gradescope image stand-in: no pyenv CPython 3.10 here");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let model = fs::read_to_string(repo().join("submissions/model-solution/main.py")).unwrap();
+    let case_file = repo().join("cases/tool-proposals/validate_tool_call.toml");
+    let leak = format!(
+        "import glob\n\n\ndef parse_contract_json(text):\n    found = []\n    for p in glob.glob({:?}) + [{:?}]:\n        try:\n            found.append(open(p).read())\n        except OSError as e:\n            found.append(type(e).__name__)\n    return found\n",
+        format!("{}/cases/*/*.toml", repo().display()),
+        case_file.display().to_string(),
+    );
+    let subs = [
+        ("model", submission(tmp.path(), "model", &model)),
+        ("leak", submission(tmp.path(), "leak", &leak)),
+    ];
+    let binary = env!("CARGO_BIN_EXE_autograder");
+    for (name, dir) in &subs {
+        let results = tmp.path().join(format!("results-{name}.json"));
+        // run_autograder, as the README writes it.
+        let command = format!(
+            "cd {source} && {binary} grade {submission} --cases cases --main-py-only --gradescope {results} --quiet",
+            source = repo().display(),
+            submission = dir.display(),
+            results = results.display(),
+        );
+        let out = in_image(tmp.path(), &python_home, &command);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stdout}\n{stderr}");
+        assert!(stdout.contains("Python 3.10."), "{stdout}");
+        assert!(
+            stderr.contains("sandbox: landlock · CPython 3.10."),
+            "{stderr}"
+        );
+        assert!(stderr.contains("bubblewrap is not usable here"), "{stderr}");
+        let text = fs::read_to_string(&results).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["extra_data"]["isolation"][0], "landlock", "{name}");
+        assert!(v["extra_data"]["python"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("3.10."));
+        let environment = v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == autograder::report::gradescope::ENVIRONMENT_TEST)
+            .expect("the instructors-only environment test");
+        assert_eq!(environment["visibility"], "hidden");
+        assert!(environment["output"]
+            .as_str()
+            .unwrap()
+            .contains("landlock: ABI"));
+        if *name == "model" {
+            assert_eq!(v["score"], v["max_score"], "{text}");
+        } else {
+            let corpus = fs::read_to_string(&case_file).unwrap();
+            for line in corpus.lines().filter(|l| l.starts_with("call = ")) {
+                assert!(
+                    !text.contains(line),
+                    "a case file's line reached results.json: {line}"
+                );
+            }
+            assert!(
+                !text.contains("checkpoint = "),
+                "a case file reached results.json"
+            );
+            // The student's code ran, and its reads were refused.
+            assert!(text.contains("PermissionError"), "{text}");
+        }
+    }
+    say!("Gradescope image stand-in: CPython 3.10 at /usr/bin/python3, bwrap unusable: landlock chosen and reported");
+}

@@ -1,0 +1,81 @@
+//! Tests by cost. The slow tiers run in CI (`CI=true`) and when asked for
+//! (`AUTOGRADER_TESTS=all`, or a comma-separated list of tier names); a
+//! plain local `cargo test` skips them, and says so once per tier and test
+//! binary on stderr, where `cargo test` shows it even for passing tests,
+//! with the command that runs them.
+
+use std::io::Write as _;
+use std::sync::Once;
+
+/// A slow tier: what its tests cost, and the name that selects it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Against CPython itself: the differential tests, the multi-version
+    /// and mutation runs (minutes on two cores).
+    Cpython,
+    /// The HTML dashboard in headless Chromium.
+    Browser,
+    /// The long sandbox and end-to-end runs, tens of seconds each: the
+    /// hostile fixtures, attacks, memory, racer and huge outcomes, and the
+    /// whole course graded under every sandbox tier.
+    Heavy,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Cpython => "cpython",
+            Tier::Browser => "browser",
+            Tier::Heavy => "heavy",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Tier::Cpython => "the CPython tier (differential, pyenv versions, mutation)",
+            Tier::Browser => "the Chromium tier (the HTML dashboard in a browser)",
+            Tier::Heavy => "the heavy tier (hostile fixtures, attacks, memory, racer, the whole course under every sandbox tier)",
+        }
+    }
+
+    fn once(self) -> &'static Once {
+        static CPYTHON: Once = Once::new();
+        static BROWSER: Once = Once::new();
+        static HEAVY: Once = Once::new();
+        match self {
+            Tier::Cpython => &CPYTHON,
+            Tier::Browser => &BROWSER,
+            Tier::Heavy => &HEAVY,
+        }
+    }
+}
+
+/// Whether `selection` (the value of `AUTOGRADER_TESTS`) asks for `tier`.
+pub fn selects(selection: &str, tier: Tier) -> bool {
+    selection
+        .split(',')
+        .map(str::trim)
+        .any(|s| s == "all" || s == tier.name())
+}
+
+/// Whether `tier` runs: always with `CI=true`, else when `AUTOGRADER_TESTS`
+/// selects it. When it does not, the first test of the tier to ask prints
+/// the skip line (once per test binary) and every test of it returns
+/// without running.
+pub fn runs(tier: Tier) -> bool {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let asked = std::env::var("AUTOGRADER_TESTS").is_ok_and(|v| selects(&v, tier));
+    if ci || asked {
+        return true;
+    }
+    tier.once().call_once(|| {
+        // Straight to stderr: libtest captures eprintln!, not this.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {}: run it with `AUTOGRADER_TESTS={} cargo test` (or AUTOGRADER_TESTS=all; CI=true always runs it)",
+            tier.what(),
+            tier.name()
+        );
+    });
+    false
+}
