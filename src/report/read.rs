@@ -18,8 +18,28 @@ pub enum ReadError {
     Json(#[source] serde_json::Error),
     #[error("schema is {found:?}, expected {SCHEMA:?}")]
     Schema { found: String },
-    #[error("{0}")]
-    Shape(String),
+    #[error("\"submissions\" comes before \"corpus\"")]
+    SubmissionsBeforeCorpus,
+    #[error("submission {submission:?} has {found} checkpoints, the corpus {expected}")]
+    CheckpointCount {
+        submission: String,
+        found: usize,
+        expected: usize,
+    },
+    #[error(
+        "submission {submission:?} has checkpoint {found:?} where the corpus has {expected:?}"
+    )]
+    CheckpointOrder {
+        submission: String,
+        found: String,
+        expected: String,
+    },
+    #[error("submission {submission:?}, checkpoint {checkpoint:?}: failure of case {case:?} is not in the corpus's case list (or out of order)")]
+    UnknownFailure {
+        submission: String,
+        checkpoint: String,
+        case: String,
+    },
 }
 
 impl From<serde_json::Error> for ReadError {
@@ -106,8 +126,8 @@ impl<'de> Visitor<'de> for ReportSeed<'_> {
                 "shards" => shards = map.next_value()?,
                 "submissions" => {
                     let Some(corpus) = &corpus else {
-                        let why = "\"submissions\" comes before \"corpus\"";
-                        return Err(refuse(self.problem, ReadError::Shape(why.into())));
+                        let why = ReadError::SubmissionsBeforeCorpus;
+                        return Err(refuse(self.problem, why));
                     };
                     submissions = Some(map.next_value_seed(SubmissionsSeed {
                         corpus,
@@ -167,12 +187,11 @@ impl<'de> Visitor<'de> for SubmissionsSeed<'_> {
 
 fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGrade, ReadError> {
     if s.checkpoints.len() != corpus.checkpoints.len() {
-        return Err(ReadError::Shape(format!(
-            "submission {:?} has {} checkpoints, the corpus {}",
-            s.id,
-            s.checkpoints.len(),
-            corpus.checkpoints.len()
-        )));
+        return Err(ReadError::CheckpointCount {
+            submission: s.id.clone(),
+            found: s.checkpoints.len(),
+            expected: corpus.checkpoints.len(),
+        });
     }
     let checkpoints = corpus
         .checkpoints
@@ -199,10 +218,11 @@ fn checkpoint(
     cp: schema::Checkpoint,
 ) -> Result<CheckpointGrade, ReadError> {
     if cp.id != info.id {
-        return Err(ReadError::Shape(format!(
-            "submission {sub:?} has checkpoint {:?} where the corpus has {:?}",
-            cp.id, info.id
-        )));
+        return Err(ReadError::CheckpointOrder {
+            submission: sub.to_string(),
+            found: cp.id.clone(),
+            expected: info.id.clone(),
+        });
     }
     // A graded submission has every case of the corpus, an error none.
     let mut kept = Vec::new();
@@ -230,10 +250,11 @@ fn checkpoint(
         Status::Error => Vec::new(),
     };
     if let Some(f) = failures.next() {
-        return Err(ReadError::Shape(format!(
-            "submission {sub:?}, checkpoint {:?}: failure of case {:?} is not in the corpus's case list (or out of order)",
-            cp.id, f.case
-        )));
+        return Err(ReadError::UnknownFailure {
+            submission: sub.to_string(),
+            checkpoint: cp.id.clone(),
+            case: f.case.clone(),
+        });
     }
     Ok(CheckpointGrade {
         id: crate::grade::intern(&cp.id),
