@@ -2,15 +2,22 @@
 //! against an exact Rust reference core.
 //!
 //! Data flows one way: [`corpus`] loads cases, [`reference`] computes the
-//! expected outcome of each, [`record`] runs submissions in a sandbox,
-//! [`grade`] compares, and [`report`] writes the results.
+//! expected outcome of each, [`submission`] finds the submissions,
+//! [`runner`] runs them in a sandbox and keeps what they did as
+//! [`recording`]s, [`grade`] compares, and [`report`] writes the results.
+//! `grade`, `report` and `integrity` read recordings, never the runner
+//! (see the `architecture` test below).
 
+pub mod atomic;
 pub mod cli;
 pub mod corpus;
+pub mod errors;
 pub mod grade;
 pub mod integrity;
-pub mod record;
+pub mod recording;
 pub mod reference;
 pub mod report;
+pub mod runner;
+pub mod submission;
 pub mod timings;
 pub mod value;

@@ -18,7 +18,7 @@ mod record_support;
 #[path = "fixtures/grading/support.rs"]
 mod support;
 
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::value::{tagged, Outcome, PyValue};
 use num_bigint::BigInt;
 use record_support::{tier_name, tier_or_skip, TIERS};

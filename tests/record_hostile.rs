@@ -4,8 +4,8 @@
 
 mod record_support;
 
-use autograder::record::format::CaseOutcome;
-use autograder::record::IsolationChoice;
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::IsolationChoice;
 use autograder::value::PyValue;
 use record_support::*;
 use serde_json::json;
@@ -36,7 +36,7 @@ fn check_hostile(isolation: IsolationChoice) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let bwrap = isolation == IsolationChoice::Bwrap;
     let landlock = isolation == IsolationChoice::Landlock;
-    let root = autograder::record::sandbox::is_root();
+    let root = autograder::runner::sandbox::is_root();
     let other_main = fixtures().join("echo/main.py");
     let corpus_file = fixtures().join(".corpus/course.toml");
     let corpus = hostile_corpus(&other_main, &corpus_file);
@@ -93,7 +93,7 @@ fn check_hostile(isolation: IsolationChoice) {
             );
         }
         // The recording file is where the work dir says.
-        assert!(autograder::record::recording_path(work.path(), &r.id).is_file());
+        assert!(autograder::recording::recording_path(work.path(), &r.id).is_file());
     }
     let hostile =
         |id: &str| outcome(recording(&results, id), "parse_contract_json/hostile").clone();
@@ -305,7 +305,7 @@ fn hostile_fixtures_under_landlock() {
 fn a_submission_may_fork_however_many_threads_the_grader_runs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forker");
-    let subs = autograder::record::discover(&dir).expect("the forker fixture is readable");
+    let subs = autograder::submission::discover(&dir).expect("the forker fixture is readable");
     let corpus = corpus(vec![case(
         "parse_contract_json",
         "fork",

@@ -7,7 +7,7 @@ mod support;
 
 use autograder::corpus::{self, Case, Corpus, Visibility};
 use autograder::grade::{self, feedback::call_text, Audience};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 use autograder::report;
 use autograder::value::reader::{parse_call, Lets};
 use autograder::value::strict_eq;

@@ -6,7 +6,7 @@
 #[path = "fixtures/grading/support.rs"]
 mod support;
 
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::value::Outcome;
 use serde_json::{json, Value};
 use std::path::Path;

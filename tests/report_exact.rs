@@ -6,7 +6,7 @@
 #[path = "fixtures/grading/support.rs"]
 mod support;
 
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -10,7 +10,7 @@ mod support;
 
 use autograder::corpus::{Corpus, Visibility};
 use autograder::grade::{self, Audience, GradeRun};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 use autograder::report;
 use autograder::report::gradescope::{Options, Tests};
 use serde_json::Value;

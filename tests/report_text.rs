@@ -6,7 +6,7 @@
 mod support;
 
 use autograder::grade;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::report;
 
 const BIDI: [char; 9] = [

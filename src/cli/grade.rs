@@ -8,8 +8,9 @@ use super::record::{
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
-use crate::record::{self, RecordOptions};
 use crate::report;
+use crate::runner::{self, RecordOptions, Request, Sink};
+use crate::submission::{self, Submission, SubmissionSource};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -245,7 +246,7 @@ fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Re
 
 /// The submissions a run grades, and what reports need to know about them.
 struct Chosen {
-    submissions: Vec<record::Submission>,
+    submissions: Vec<Submission>,
     /// PATH held nothing gradable and stands as one ungradable submission
     /// (so the run must not pass).
     not_a_submission: bool,
@@ -256,7 +257,7 @@ struct Chosen {
 /// The submissions under PATH this run grades (its shard, shipped recordings
 /// refused under `--main-py-only`, Gradescope's one upload).
 fn submissions(args: &Options) -> anyhow::Result<Chosen> {
-    let mut submissions = record::discover(&args.path)?;
+    let mut submissions = submission::discover(&args.path)?;
     let mut not_a_submission = false;
     if submissions.is_empty() {
         // `discover` lists every subfolder that is not a submission, so none
@@ -265,7 +266,7 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
         // requested reports say so (CI and Gradescope show them) rather than
         // nothing at all; the run fails, except for Gradescope, whose
         // results.json is the whole answer.
-        submissions = vec![record::nothing_found(&args.path)];
+        submissions = vec![submission::nothing_found(&args.path)];
         not_a_submission = args.gradescope.is_none();
     }
     let whole_run = submissions.len();
@@ -280,8 +281,8 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
     }
     if args.main_py_only {
         for s in &mut submissions {
-            if let record::SubmissionSource::Recording(path) = &s.source {
-                s.source = record::SubmissionSource::Unusable(format!(
+            if let SubmissionSource::Recording(path) = &s.source {
+                s.source = SubmissionSource::Unusable(format!(
                     "{}: a shipped recording is not accepted (--main-py-only); submit main.py",
                     path.display()
                 ));
@@ -294,13 +295,13 @@ fn submissions(args: &Options) -> anyhow::Result<Chosen> {
         // folder), or say there what was uploaded instead of one main.py.
         let usable: Vec<_> = submissions
             .iter()
-            .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
+            .filter(|s| !matches!(s.source, SubmissionSource::Unusable(_)))
             .cloned()
             .collect();
         submissions = match usable.len() {
-            0 => vec![record::nothing_found(&args.path)],
+            0 => vec![submission::nothing_found(&args.path)],
             1 => usable,
-            _ => vec![record::several_found(&args.path, &usable)],
+            _ => vec![submission::several_found(&args.path, &usable)],
         };
     }
     if args.gradescope.is_some() && submissions.len() != 1 {
@@ -332,7 +333,7 @@ fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     args: &Options,
-    submissions: &[record::Submission],
+    submissions: &[Submission],
 ) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
         jobs: args.jobs,
@@ -343,29 +344,28 @@ fn record_and_grade(
     };
     let tuning = args.sandbox.tuning();
     let env = settle_environment(submissions, &tuning)?;
-    let keys = record::case_store::case_keys(corpus);
+    let keys = crate::recording::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
     let details =
         grade::Details::spooled_in(work_dir(args)).context("cannot make a temporary file")?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
-    record::record_each(
-        corpus,
-        &keys,
-        submissions,
-        &opts,
-        &tuning,
-        env.as_ref(),
-        &|index, delivered| {
+    let request = Request::new(corpus, submissions, &opts)
+        .tuning(&tuning)
+        .environment(env.as_ref())
+        .keys(&keys);
+    runner::record(
+        &request,
+        Sink::Outcomes(&|index, delivered| {
             let id = submissions[index].id.clone();
             let grade = crate::timings::GRADING.time(|| match delivered {
                 Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
-                Err(e) => grader.error(id, e.to_string()),
+                Err(e) => grader.error(id, crate::errors::chain(&e)),
             });
             if let Ok(mut graded) = graded.lock() {
                 graded[index] = Some(grade);
             }
-        },
+        }),
     )?;
     let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
     let submissions = submissions

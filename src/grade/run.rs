@@ -2,8 +2,8 @@
 
 use super::{feedback, verdict::judge_case};
 use crate::corpus::{Corpus, Visibility};
-use crate::record::case_store::Outcomes;
-use crate::record::format::Recording;
+use crate::recording::case_store::Outcomes;
+use crate::recording::format::{CaseOutcome, Recording};
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
 use rayon::prelude::*;
@@ -574,7 +574,7 @@ impl<'a> Grader<'a> {
 
     fn judge(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
         let (case, want) = (&self.corpus.cases[i], &self.expected[i]);
-        let recorded = text.map(parse_outcome);
+        let recorded = text.map(CaseOutcome::parse);
         let verdict = match &recorded {
             None => judge_case(&case.checkpoint, want, None),
             Some(Ok(outcome)) => judge_case(&case.checkpoint, want, Some(outcome)),
@@ -584,9 +584,7 @@ impl<'a> Grader<'a> {
             ),
         };
         let seconds = match recorded {
-            Some(Ok(crate::record::format::CaseOutcome::Timeout { seconds, .. }))
-                if seconds.is_finite() =>
-            {
+            Some(Ok(CaseOutcome::Timeout { seconds, .. })) if seconds.is_finite() => {
                 seconds.max(0.0)
             }
             _ => 0.0,
@@ -607,23 +605,6 @@ fn failure_bytes(f: &Failure) -> usize {
             .sum::<usize>()
         + f.bindings.iter().map(String::len).sum::<usize>()
         + 256
-}
-
-/// An outcome from its compact JSON text (as the store and
-/// [`Outcomes`] keep it).
-fn parse_outcome(text: &str) -> Result<crate::record::format::CaseOutcome, String> {
-    use serde::Deserialize;
-    if crate::record::caps::json_shape(text.as_bytes()).0
-        > crate::record::caps::MAX_VALUE_NESTING + 2
-    {
-        return Err("nested too deep".into());
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let outcome =
-        crate::record::format::CaseOutcome::deserialize(&mut de).map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(outcome)
 }
 
 fn corpus_info(corpus: &Corpus) -> CorpusInfo {

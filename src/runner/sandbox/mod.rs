@@ -1,8 +1,11 @@
 //! The sandbox around the harness: which isolation this machine offers, the
 //! unprivileged uid each worker runs student code as, and the command line
-//! that starts a worker's pre-forked harness.
+//! that starts a worker's pre-forked harness. Each tier's facts (its name,
+//! its scratch folder, what its self-test must prove) are in [`tier`].
 
-use super::RecordError;
+pub mod tier;
+
+use super::SandboxError;
 use std::fs::File;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -191,19 +194,8 @@ pub enum Isolation {
     Rlimits,
 }
 
-impl Isolation {
-    /// The name stored in recordings.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isolation::Bwrap => "bwrap",
-            Isolation::Landlock => "landlock",
-            Isolation::Rlimits => "rlimits",
-        }
-    }
-}
-
 /// What the caller asks for (`--isolation`, `AUTOGRADER_ISOLATION`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum IsolationChoice {
     /// bwrap when it starts here, else landlock when the kernel has it, else
     /// stop: the weaker rlimits tier runs only when asked for by name.
@@ -217,18 +209,44 @@ pub enum IsolationChoice {
     Rlimits,
 }
 
+/// A name that is no [`IsolationChoice`].
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("unknown isolation {given:?} (expected auto, bwrap, landlock or rlimits)")]
+pub struct UnknownIsolation {
+    pub given: String,
+}
+
 impl std::str::FromStr for IsolationChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        <Self as clap::ValueEnum>::from_str(s, false).map_err(|_| {
-            format!("unknown isolation {s:?} (expected auto, bwrap, landlock or rlimits)")
-        })
+    type Err = UnknownIsolation;
+    fn from_str(s: &str) -> Result<Self, UnknownIsolation> {
+        IsolationChoice::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| UnknownIsolation { given: s.into() })
     }
 }
 
 impl IsolationChoice {
+    /// Every choice, as `--isolation` lists them.
+    pub const ALL: [IsolationChoice; 4] = [
+        IsolationChoice::Auto,
+        IsolationChoice::Bwrap,
+        IsolationChoice::Landlock,
+        IsolationChoice::Rlimits,
+    ];
+
+    /// The name `--isolation` and `AUTOGRADER_ISOLATION` take.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationChoice::Auto => "auto",
+            IsolationChoice::Bwrap => "bwrap",
+            IsolationChoice::Landlock => "landlock",
+            IsolationChoice::Rlimits => "rlimits",
+        }
+    }
+
     /// Reads `AUTOGRADER_ISOLATION` (unset means auto).
-    pub fn from_env() -> Result<Self, String> {
+    pub fn from_env() -> Result<Self, UnknownIsolation> {
         match std::env::var("AUTOGRADER_ISOLATION") {
             Ok(v) => v.parse(),
             Err(_) => Ok(IsolationChoice::Auto),
@@ -443,11 +461,10 @@ pub fn harness_command(
     scratch: &Path,
     python: &Python,
     cgroup: Option<&std::ffi::CString>,
-) -> Result<(Command, PathBuf), RecordError> {
+) -> Result<(Command, PathBuf), SandboxError> {
     match isolation {
         Isolation::Bwrap => {
-            let bwrap = find_bwrap()
-                .ok_or_else(|| RecordError::Sandbox("bwrap is no longer installed".into()))?;
+            let bwrap = find_bwrap().ok_or(SandboxError::NoBwrap)?;
             let mut cmd = bwrap_command(&bwrap, python);
             die_with_parent(&mut cmd, false, cgroup.cloned());
             Ok((cmd, PathBuf::from("/tmp")))
@@ -471,7 +488,7 @@ fn die_with_parent(cmd: &mut Command, unshare_net: bool, cgroup: Option<std::ffi
     // SAFETY: the closure only calls async-signal-safe libc functions.
     unsafe {
         cmd.pre_exec(move || {
-            super::cgroup::enter(cgroup.as_ref());
+            crate::runner::cgroup::enter(cgroup.as_ref());
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             // No exec of a setuid binary ever gains privileges (bwrap sets it too).
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
@@ -496,23 +513,19 @@ pub struct UidLease {
 }
 
 /// A uid for a worker when running as root; `None` otherwise.
-pub fn lease_uid() -> Result<Option<UidLease>, RecordError> {
+pub fn lease_uid() -> Result<Option<UidLease>, SandboxError> {
     if !is_root() {
         return Ok(None);
     }
     let dir = Path::new("/tmp/autograder-uids");
-    let sandbox = |why: String| RecordError::Sandbox(why);
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && m.uid() == 0 => {}
-        Ok(_) => {
-            return Err(sandbox(format!(
-                "{} exists but is not a root-owned folder",
-                dir.display()
-            )))
-        }
+        Ok(_) => return Err(SandboxError::UidDirNotRootOwned(dir.to_path_buf())),
         Err(_) => {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| sandbox(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).map_err(|source| SandboxError::UidDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
             let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
         }
     }
@@ -536,10 +549,10 @@ pub fn lease_uid() -> Result<Option<UidLease>, RecordError> {
             return Ok(Some(UidLease { uid, _lock: file }));
         }
     }
-    Err(sandbox(format!(
-        "no free uid in {FIRST_UID}..{}",
-        FIRST_UID + UID_RANGE
-    )))
+    Err(SandboxError::NoFreeUid {
+        first: FIRST_UID,
+        end: FIRST_UID + UID_RANGE,
+    })
 }
 
 /// Whether the name service knows `uid` (accounts not in /etc/passwd:
@@ -582,15 +595,18 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    pub fn create(uid: Option<u32>) -> Result<Scratch, RecordError> {
+    pub fn create(uid: Option<u32>) -> Result<Scratch, SandboxError> {
         let dir = tempfile::Builder::new()
             .prefix("autograder-scratch-")
             .tempdir()
-            .map_err(|e| RecordError::Sandbox(format!("cannot create a scratch folder: {e}")))?;
+            .map_err(SandboxError::Scratch)?;
         let path = dir.keep();
         if uid.is_some() {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o711)).map_err(
-                |e| RecordError::Sandbox(format!("cannot open {} to workers: {e}", path.display())),
+                |source| SandboxError::ScratchMode {
+                    path: path.clone(),
+                    source,
+                },
             )?;
         }
         Ok(Scratch { path })

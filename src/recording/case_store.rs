@@ -7,7 +7,7 @@
 //! bincode (see [`StoreFile`]) compressed as one LZ4 block (see
 //! [`STORE_MAGIC`]); each outcome is the compact JSON text of a
 //! [`CaseOutcome`], which grading reads as text (see
-//! [`crate::grade::Memo`]). The JSON recording (`recording.json`, see
+//! `crate::grade`). The JSON recording (`recording.json`, see
 //! `docs/recording-format.md`) stays the format for recordings made
 //! elsewhere; this store is the grader's own cache and may change with any
 //! release (its `format` says which).
@@ -31,7 +31,7 @@ pub const STORE_FORMAT: &str = "autograder-store/3";
 const STORE_MAGIC: &[u8; 8] = b"agstore3";
 /// Largest store file read, and largest bincode one unpacks to (like a
 /// recording, it is bounded by what one submission may record).
-const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
+const MAX_STORE_BYTES: u64 = super::recording_file::MAX_RECORDING_BYTES;
 
 /// A case's key: what makes its call, hashed (16 bytes of sha256 over the
 /// function and the tagged JSON of its arguments). Its id, tags, weight and
@@ -39,13 +39,26 @@ const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
 pub type CaseKey = [u8; 16];
 
 /// Every case's key, in corpus order: 16 bytes of sha256 over the case's
-/// input exactly as the harness reads it (see [`super::case_input`]).
+/// input exactly as the harness reads it (see [`case_input`]).
 pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
     use rayon::prelude::*;
-    (0..corpus.cases.len())
-        .into_par_iter()
-        .map(|i| key_of(&super::case_input(corpus, i)))
+    corpus
+        .cases
+        .par_iter()
+        .map(|c| key_of(&case_input(c)))
         .collect()
+}
+
+/// One case's input as the harness reads it, and as its key hashes it:
+/// `{"f": function, "a": [args], "k": [[name, value]]}` (tagged JSON values).
+pub fn case_input(c: &crate::corpus::Case) -> String {
+    use crate::value::tagged::encode;
+    serde_json::json!({
+        "f": c.checkpoint,
+        "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+        "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 /// A case's key from its input: the first 16 bytes of its sha256.
@@ -67,7 +80,7 @@ pub fn other_keys(corpus: &Corpus) -> Vec<CaseKey> {
     selection
         .others
         .par_iter()
-        .map(|c| key_of(&super::input_of(c)))
+        .map(|c| key_of(&case_input(c)))
         .collect()
 }
 
@@ -395,14 +408,14 @@ fn codec() -> impl bincode::Options {
 use bincode::Options as _;
 
 /// Writes a store file atomically (a temp file in its folder, then put in
-/// place by [`super::store::replace`]).
+/// place by [`crate::atomic::replace`]).
 pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let bytes = codec().serialize(store).map_err(std::io::Error::other)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(&pack(&bytes))?;
-    super::store::replace(tmp, path)
+    crate::atomic::replace(tmp, path)
 }
 
 /// One submission's outcomes as grading reads them: each case's outcome
