@@ -191,12 +191,12 @@ pub enum SetupError {
     /// `AUTOGRADER_ISOLATION` names no tier.
     #[error(transparent)]
     Isolation(#[from] super::sandbox::UnknownIsolation),
-    /// No usable interpreter; the text says what was tried and what to do.
-    #[error("{0}")]
-    Python(String),
-    /// The tier asked for does not work here; the text says why and what to do.
-    #[error("{0}")]
-    Tier(String),
+    /// No usable interpreter.
+    #[error(transparent)]
+    Python(#[from] super::sandbox::PythonError),
+    /// The tier asked for does not work here.
+    #[error(transparent)]
+    Tier(#[from] super::sandbox::TierError),
     #[error("the harness does not start here")]
     HarnessDoesNotStart(#[source] Box<RecordError>),
     #[error("case index {index} is out of range: the corpus has {total} cases")]
