@@ -9,7 +9,7 @@
 //! outcomes together exceed [`MAX_SUBMISSION_BYTES`] is refused.
 
 use super::format::{CaseOutcome, Recording};
-use super::json::{json_shape, MAX_VALUE_NESTING};
+use super::json::{json_shape, JsonError, MAX_VALUE_NESTING};
 use crate::report::text::cut;
 
 /// A raised outcome's `class` (`type(e).__name__`), in characters.
@@ -40,11 +40,51 @@ pub const MAX_META_CHARS: usize = 256;
 /// The `sandbox` description and the submission id, in characters.
 pub const MAX_LONG_META_CHARS: usize = 4096;
 
+/// Why an outcome or a recording is not within the caps (shown, `: `-joined
+/// with its cause, in the error row of the recording it refuses).
+#[derive(Debug, thiserror::Error)]
+pub enum CapError {
+    #[error("returned value nested deeper than {MAX_VALUE_NESTING} levels")]
+    TooDeep,
+    #[error("a raised outcome needs a class and a non-empty mro")]
+    NoClass,
+    #[error("timeout seconds must be a non-negative number")]
+    BadTimeout,
+    #[error("returned value is not valid tagged JSON")]
+    NotTagged(#[source] ValueError),
+    #[error("`{field}` is {chars} characters long, more than {max}")]
+    MetaTooLong {
+        field: &'static str,
+        chars: usize,
+        max: usize,
+    },
+    #[error("the recording holds {:.1} MiB of outcomes and output, more than the {} MiB one \
+             submission may record (returned values too large, e.g. a long list from every case)",
+        *total as f64 / (1 << 20) as f64, MAX_SUBMISSION_BYTES >> 20)]
+    OverTotal { total: usize },
+    /// The outcome of `case` (its id, cut) is not within the caps.
+    #[error("outcome of {case}")]
+    Outcome {
+        case: String,
+        #[source]
+        why: Box<CapError>,
+    },
+}
+
+/// Why a returned value does not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    #[error(transparent)]
+    Tagged(#[from] crate::value::tagged::TaggedError),
+}
+
 /// One outcome within the caps: shown text cut, a value too large for the
 /// grader `output-too-large`; `Err` when it is not a valid outcome (a
 /// value that is not tagged JSON, a raised outcome without a class...).
 /// [`cap_outcome`] then [`check_outcome`].
-pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
+pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, CapError> {
     let outcome = cap_outcome(outcome)?;
     check_outcome(&outcome)?;
     Ok(outcome)
@@ -53,7 +93,7 @@ pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
 /// The cheap half of [`admit_outcome`], which never decodes a value: what a
 /// submission's total ([`outcome_bytes`]) is counted on, so a submission
 /// over it is refused before any of its values is decoded.
-pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
+pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, CapError> {
     match outcome {
         CaseOutcome::Returned { ref value, .. } => {
             let text = value.text().as_bytes();
@@ -62,9 +102,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
                 return Ok(CaseOutcome::OutputTooLarge);
             }
             if depth > MAX_VALUE_NESTING {
-                return Err(format!(
-                    "returned value nested deeper than {MAX_VALUE_NESTING} levels"
-                ));
+                return Err(CapError::TooDeep);
             }
             Ok(outcome)
         }
@@ -74,7 +112,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
             message,
         } => {
             if mro.is_empty() || class.is_empty() {
-                return Err("a raised outcome needs a class and a non-empty mro".into());
+                return Err(CapError::NoClass);
             }
             Ok(CaseOutcome::Raised {
                 class: cut(&class, MAX_CLASS_CHARS),
@@ -99,7 +137,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
             .flatten()
             .any(|s| !s.is_finite() || s < 0.0) =>
         {
-            Err("timeout seconds must be a non-negative number".into())
+            Err(CapError::BadTimeout)
         }
         other => Ok(other),
     }
@@ -110,16 +148,15 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
 /// A valid value over what the grader reads (an int in more decimal digits
 /// than Python reads, see `value::budget`) is kept: its case fails "too
 /// large to grade", the rest of the recording is graded.
-pub fn check_outcome(outcome: &CaseOutcome) -> Result<(), String> {
+pub fn check_outcome(outcome: &CaseOutcome) -> Result<(), CapError> {
     use crate::value::tagged::{decode, TaggedError};
-    match outcome {
-        CaseOutcome::Returned { value, .. } => match value.to_json().map(|json| decode(&json)) {
-            Ok(Ok(_)) | Ok(Err(TaggedError::TooLarge(_))) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(e) => Err(e.to_string()),
-        }
-        .map_err(|e| format!("returned value is not valid tagged JSON: {e}")),
-        _ => Ok(()),
+    let CaseOutcome::Returned { value, .. } = outcome else {
+        return Ok(());
+    };
+    let json = value.to_json().map_err(|e| CapError::NotTagged(e.into()))?;
+    match decode(&json) {
+        Ok(_) | Err(TaggedError::TooLarge(_)) => Ok(()),
+        Err(e) => Err(CapError::NotTagged(e.into())),
     }
 }
 
@@ -164,21 +201,14 @@ pub fn outcome_bytes(outcome: &CaseOutcome) -> usize {
 }
 
 /// Why a recording holding this much is refused, if it is.
-pub fn over_total(total: usize) -> Option<String> {
-    (total > MAX_SUBMISSION_BYTES).then(|| {
-        format!(
-            "the recording holds {:.1} MiB of outcomes and output, more than the {} MiB one \
-             submission may record (returned values too large, e.g. a long list from every case)",
-            total as f64 / (1 << 20) as f64,
-            MAX_SUBMISSION_BYTES >> 20
-        )
-    })
+pub fn over_total(total: usize) -> Option<CapError> {
+    (total > MAX_SUBMISSION_BYTES).then_some(CapError::OverTotal { total })
 }
 
 /// A whole recording within the caps: its outcomes through
 /// [`admit_outcome`] (an invalid one refuses the recording), its output
 /// cut, its where-from fields and its total checked.
-pub fn admit_recording(mut rec: Recording) -> Result<Recording, String> {
+pub fn admit_recording(mut rec: Recording) -> Result<Recording, CapError> {
     let meta: [(&str, Option<&str>, usize); 7] = [
         ("submission", Some(&rec.submission), MAX_LONG_META_CHARS),
         (
@@ -199,13 +229,13 @@ pub fn admit_recording(mut rec: Recording) -> Result<Recording, String> {
     for (field, text, max) in meta {
         let chars = text.map_or(0, |t| t.chars().count());
         if chars > max {
-            return Err(format!(
-                "`{field}` is {chars} characters long, more than {max}"
-            ));
+            return Err(CapError::MetaTooLong { field, chars, max });
         }
     }
-    let named =
-        |case: &str, why: String| format!("outcome of {}: {why}", cut(case, MAX_META_CHARS));
+    let named = |case: &str, why: CapError| CapError::Outcome {
+        case: cut(case, MAX_META_CHARS),
+        why: Box::new(why),
+    };
     rec.output = cut(&rec.output, MAX_OUTPUT_CHARS);
     rec.integrity = crate::integrity::capped(std::mem::take(&mut rec.integrity));
     let mut total = rec.output.len();

@@ -205,25 +205,12 @@ impl StoreFile {
     }
 
     /// Adds what one session recorded (`(corpus index, outcome text)`, the
-    /// text as [`outcome_text`] writes it), keeping
-    /// only the cases of the current corpus (`keys`): a store follows its
-    /// corpus and does not grow with every edit.
-    pub fn add(
-        &mut self,
-        keys: &[CaseKey],
-        outcomes: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
-        output: String,
-        integrity: &[Finding],
-        source: &[u8],
-        pyc: Option<String>,
-    ) {
-        self.add_keeping(keys, &[], outcomes, output, integrity, source, pyc)
-    }
-
-    /// [`StoreFile::add`], keeping also the outcomes of `others` (the
-    /// course's cases outside the selected assignments, see [`other_keys`]).
+    /// text as [`outcome_text`] writes it), keeping only the cases of the
+    /// current corpus (`keys`) and of `others` (the course's cases outside
+    /// the selected assignments, see [`other_keys`]): a store follows its
+    /// course and does not grow with every edit.
     #[allow(clippy::too_many_arguments)]
-    pub fn add_keeping(
+    pub fn add(
         &mut self,
         keys: &[CaseKey],
         others: &[CaseKey],
@@ -592,6 +579,7 @@ mod tests {
         });
         store.add(
             &keys,
+            &[],
             outcomes,
             "printed\n".into(),
             &[],
@@ -660,7 +648,15 @@ mod tests {
         let keys = [[1; 16], [2; 16]];
         let outcome = || outcome_text(&CaseOutcome::Missing);
         let mut store = StoreFile::new("ab", made());
-        store.add(&keys, [(0, outcome())], String::new(), &[], source, None);
+        store.add(
+            &keys,
+            &[],
+            [(0, outcome())],
+            String::new(),
+            &[],
+            source,
+            None,
+        );
         let scanned: Vec<Finding> = store.integrity.clone();
         assert!(
             scanned.iter().any(|f| f.what == "sys._getframe"),
@@ -673,6 +669,7 @@ mod tests {
         let seen = finding(Source::Runtime, "reply for a case never called");
         store.add(
             &keys,
+            &[],
             [(1, outcome())],
             String::new(),
             std::slice::from_ref(&seen),
@@ -685,7 +682,15 @@ mod tests {
         // Made by another scanner: scanned again, the marker gone, the
         // runtime finding kept.
         store.scanner = "older".into();
-        store.add(&keys, [(1, outcome())], String::new(), &[], source, None);
+        store.add(
+            &keys,
+            &[],
+            [(1, outcome())],
+            String::new(),
+            &[],
+            source,
+            None,
+        );
         assert!(!store.integrity.iter().any(|f| f.what == "marker"));
         assert!(store.integrity.contains(&seen));
         assert!(store.integrity.iter().any(|f| f.what == "sys._getframe"));

@@ -147,12 +147,6 @@ impl RecordedValue {
     pub fn to_json(&self) -> Result<serde_json::Value, JsonError> {
         json::from_slice(self.text().as_bytes(), MAX_VALUE_NESTING)
     }
-
-    /// The Python value: decoded from the text each time it is asked for.
-    pub fn decode(&self) -> Result<crate::value::PyValue, String> {
-        let json = self.to_json().map_err(|e| e.to_string())?;
-        crate::value::tagged::decode(&json).map_err(|e| e.to_string())
-    }
 }
 
 impl From<serde_json::Value> for RecordedValue {

@@ -91,7 +91,7 @@ pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
     }
     let rec: Recording = json::from_slice(bytes, MAX_RECORDING_NESTING)
         .map_err(|e| format!("not a valid recording: {}", short_json(&e)))?;
-    super::caps::admit_recording(rec)
+    super::caps::admit_recording(rec).map_err(|e| crate::errors::chain(&e))
 }
 
 /// A parse error as an error row shows it (serde quotes what it did not

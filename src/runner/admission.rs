@@ -40,7 +40,7 @@ pub(super) fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, Recor
         };
         total += bytes;
         if let Some(why) = caps::over_total(total) {
-            return Err(RecordError::TooLarge(why));
+            return Err(RecordError::TooLarge(why.to_string()));
         }
         admissions.push((admission, bytes));
     }

@@ -216,7 +216,7 @@ fn record_one(
     let mut store = stored.unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
     store.made = made;
     let output = reply.output;
-    store.add_keeping(
+    store.add(
         shared.keys,
         &shared.others,
         reply.outcomes,
