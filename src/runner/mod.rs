@@ -159,7 +159,8 @@ pub struct Request<'a> {
     pub corpus: &'a Corpus,
     pub submissions: &'a [Submission],
     pub options: &'a RecordOptions,
-    pub tuning: &'a Tuning,
+    /// `None`: [`Tuning::default`], read when the request is recorded.
+    pub tuning: Option<&'a Tuning>,
     /// The interpreter and tier, when already settled (and said on
     /// stderr); `None`: settled here, when a submission must run.
     pub environment: Option<&'a Environment>,
@@ -175,19 +176,21 @@ impl<'a> Request<'a> {
         submissions: &'a [Submission],
         options: &'a RecordOptions,
     ) -> Request<'a> {
-        static DEFAULT: std::sync::OnceLock<Tuning> = std::sync::OnceLock::new();
         Request {
             corpus,
             submissions,
             options,
-            tuning: DEFAULT.get_or_init(Tuning::default),
+            tuning: None,
             environment: None,
             keys: None,
         }
     }
 
     pub fn tuning(self, tuning: &'a Tuning) -> Request<'a> {
-        Request { tuning, ..self }
+        Request {
+            tuning: Some(tuning),
+            ..self
+        }
     }
 
     pub fn environment(self, environment: Option<&'a Environment>) -> Request<'a> {
@@ -252,8 +255,16 @@ pub enum Sink<'a> {
 /// hands each to `sink`. Returns an error, and delivers no more, when the
 /// grader itself cannot record (see [`RecordError::is_grader_fault`]).
 pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
+    let default;
+    let tuning = match request.tuning {
+        Some(tuning) => tuning,
+        None => {
+            default = Tuning::default();
+            &default
+        }
+    };
     let settled = match (request.environment, needs_sandbox(request.submissions)) {
-        (None, true) => Some(Environment::settle(request.tuning)?),
+        (None, true) => Some(Environment::settle(tuning)?),
         _ => None,
     };
     let env = request.environment.or(settled.as_ref());
@@ -266,8 +277,8 @@ pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
         }
     };
     match sink {
-        Sink::Outcomes(deliver) => record_each(request, keys, env, deliver),
-        Sink::Recordings(each) => recordings(request, keys, env, each),
+        Sink::Outcomes(deliver) => record_each(request, tuning, keys, env, deliver),
+        Sink::Recordings(each) => recordings(request, tuning, keys, env, each),
     }
 }
 
@@ -275,13 +286,14 @@ pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
 /// written under the work dir.
 fn recordings(
     request: &Request,
+    tuning: &Tuning,
     keys: &[CaseKey],
     env: Option<&Environment>,
     each: &(dyn Fn(usize, Result<Recording, RecordError>) + Sync),
 ) -> Result<(), RecordError> {
     let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
     let unwritten: Mutex<Option<RecordError>> = Mutex::new(None);
-    record_each(request, keys, env, &|index, delivered| {
+    record_each(request, tuning, keys, env, &|index, delivered| {
         let sub = &submissions[index];
         let result = match &sub.source {
             // Kept as shipped (it may answer another corpus).
@@ -321,16 +333,12 @@ fn store_error(e: RecordingError) -> RecordError {
 /// Hands every submission's outcomes to `deliver` (see [`record`]).
 fn record_each(
     request: &Request,
+    tuning: &Tuning,
     keys: &[CaseKey],
     env: Option<&Environment>,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
 ) -> Result<(), RecordError> {
-    let (corpus, submissions, opts, tuning) = (
-        request.corpus,
-        request.submissions,
-        request.options,
-        request.tuning,
-    );
+    let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
     use rayon::prelude::*;
     let Some(env) = env else {
         // Only shipped recordings and unusable folders need no sandbox.
