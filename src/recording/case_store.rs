@@ -473,7 +473,7 @@ impl Outcomes {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, c)| {
-                    let outcome = serde_json::from_str(self.get(i)?).ok()?;
+                    let outcome = CaseOutcome::parse(self.get(i)?).ok()?;
                     Some((c.id.clone(), outcome))
                 })
                 .collect(),

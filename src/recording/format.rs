@@ -381,6 +381,26 @@ mod tests {
         }
     }
 
+    /// One parser reads every outcome text (a child's, the store's), as
+    /// deep as a returned value may be, up to [`MAX_OUTCOME_NESTING`] and
+    /// never deeper.
+    #[test]
+    fn an_outcome_parses_as_deep_as_a_value_may_be() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"kind":"returned","value":{}0{},"shares_with_args":false,"args_changed":false}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        assert!(CaseOutcome::parse(&nested(300)).is_ok());
+        assert!(CaseOutcome::parse(&nested(MAX_OUTCOME_NESTING - 1)).is_ok());
+        assert!(matches!(
+            CaseOutcome::parse(&nested(MAX_OUTCOME_NESTING)),
+            Err(JsonError::TooDeep { .. })
+        ));
+    }
+
     /// The sharing fields are optional: an outcome without them (older
     /// recordings, other runners) reads as sharing nothing with the module,
     /// and one that shares nothing is written without them, byte for byte
