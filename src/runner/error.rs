@@ -97,7 +97,10 @@ pub enum SandboxError {
     /// The self-test ran, but did not prove what `tier` must (see
     /// [`super::sandbox::tier`]).
     #[error("{why}")]
-    NotHeld { tier: Isolation, why: String },
+    NotHeld {
+        tier: Isolation,
+        why: super::sandbox::tier::NotHeld,
+    },
     #[error("{} exists but is not a root-owned folder", .0.display())]
     UidDirNotRootOwned(PathBuf),
     #[error("cannot create {}", path.display())]

@@ -55,10 +55,25 @@ pub struct LandlockHeld {
     pub rules: Vec<String>,
 }
 
+/// What a tier's self-test failed to prove.
+#[derive(Debug, thiserror::Error)]
+pub enum NotHeld {
+    #[error("bwrap let the self-test read the host's files")]
+    BwrapHostFiles,
+    #[error("the landlock tier did not confine the self-test")]
+    LandlockAbsent,
+    #[error(
+        "Landlock ABI {abi} did not hide the host's files or refuse the network in the self-test"
+    )]
+    LandlockOpen { abi: u32 },
+    #[error("the landlock tier's seccomp filter did not keep the self-test off the zygote (signals, limits, priorities)")]
+    ZygoteReachable,
+}
+
 /// Whether a passed self-test `t` proves what `isolation` promises; if so,
 /// what held, as reports say it (`own_uid`: the worker has a uid of its own).
 pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<String, SandboxError> {
-    let refuse = |why: String| {
+    let refuse = |why: NotHeld| {
         Err(SandboxError::NotHeld {
             tier: isolation,
             why,
@@ -86,7 +101,7 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
         Isolation::Bwrap => {
             // (bwrap's own root is listable: it holds only /usr, /tmp, ...)
             if !t.host_files_hidden {
-                return refuse("bwrap let the self-test read the host's files".into());
+                return refuse(NotHeld::BwrapHostFiles);
             }
             Ok(format!(
                 "bwrap: namespaces (network, PID, IPC, mount), only /usr and the \
@@ -95,21 +110,15 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
         }
         Isolation::Landlock => {
             let Some(held) = &t.landlock else {
-                return refuse("the landlock tier did not confine the self-test".into());
+                return refuse(NotHeld::LandlockAbsent);
             };
             if !(t.host_files_hidden && t.root_hidden && t.inet_refused) {
-                return refuse(format!(
-                    "Landlock ABI {} did not hide the host's files or refuse the network \
-                     in the self-test",
-                    held.landlock_abi
-                ));
+                return refuse(NotHeld::LandlockOpen {
+                    abi: held.landlock_abi,
+                });
             }
             if !t.zygote_unreachable {
-                return refuse(
-                    "the landlock tier's seccomp filter did not keep the self-test off \
-                     the zygote (signals, limits, priorities)"
-                        .into(),
-                );
+                return refuse(NotHeld::ZygoteReachable);
             }
             Ok(format!(
                 "landlock: ABI {} ({}){own_uid}",
