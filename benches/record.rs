@@ -12,9 +12,8 @@
 //! Each is measured twice: on the full corpus, and on one case per checkpoint
 //! (where interpreter start-up, not per-case work, dominates).
 
-use autograder::record::{
-    discover, record_all_with, IsolationChoice, Python, RecordOptions, Tuning,
-};
+use autograder::runner::{IsolationChoice, Python, RecordOptions, Request, Tuning};
+use autograder::submission::discover;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -65,7 +64,7 @@ fn main() {
 fn measure(
     name: &str,
     corpus: &autograder::corpus::Corpus,
-    subs: &[autograder::record::Submission],
+    subs: &[autograder::submission::Submission],
     dir: &Path,
     n: usize,
 ) {
@@ -111,18 +110,20 @@ fn measure(
         // (a) pre-forked
         let work = format!("a-{tier:?}");
         let t = Instant::now();
-        let a = record_all_with(corpus, subs, &opts(&work), &tuning(true)).expect("records");
+        let (opts_a, tuning_a) = (opts(&work), tuning(true));
+        let a = Request::new(corpus, subs, &opts_a)
+            .tuning(&tuning_a)
+            .recordings()
+            .expect("records");
         let a_rate = rate(subs.len(), t.elapsed());
         let a_failed = a.iter().filter(|r| r.result.is_err()).count();
         // (b) a fresh interpreter (and sandbox) per submission
         let t = Instant::now();
-        let b = record_all_with(
-            corpus,
-            &subs[..sample],
-            &opts(&format!("b-{tier:?}")),
-            &tuning(false),
-        )
-        .expect("records");
+        let (opts_b, tuning_b) = (opts(&format!("b-{tier:?}")), tuning(false));
+        let b = Request::new(corpus, &subs[..sample], &opts_b)
+            .tuning(&tuning_b)
+            .recordings()
+            .expect("records");
         let b_rate = rate(sample, t.elapsed());
         let b_failed = b.iter().filter(|r| r.result.is_err()).count();
         println!(
@@ -150,8 +151,9 @@ fn measure(
     let recordings = a
         .iter()
         .map(|r| {
-            let path = autograder::record::recording_path(&work_a, &r.id);
-            let rec = autograder::record::read_recording(&path).map_err(|e| e.to_string());
+            let path = autograder::recording::recording_path(&work_a, &r.id);
+            let rec = autograder::recording::read_recording(&path)
+                .map_err(|e| autograder::errors::chain(&e));
             (r.id.clone(), rec)
         })
         .collect();

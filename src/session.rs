@@ -7,7 +7,8 @@
 
 use crate::corpus::Corpus;
 use crate::grade::{self, GradeRun, HeldShards};
-use crate::record::{self, RecordError, RecordOptions, Tuning};
+use crate::runner::{self, Environment, RecordError, RecordOptions, Request, Sink, Tuning};
+use crate::submission::{self, Submission, SubmissionError, SubmissionSource};
 use std::path::{Path, PathBuf};
 
 /// Why a session could not grade.
@@ -16,6 +17,9 @@ pub enum SessionError {
     /// Listing the submissions, or recording them, failed.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// Listing the submissions failed.
+    #[error(transparent)]
+    Submissions(#[from] SubmissionError),
     #[error("--gradescope grades one submission, but {} holds {found}", path.display())]
     GradescopeNotOne { path: PathBuf, found: usize },
     #[error("cannot make a temporary file")]
@@ -80,7 +84,7 @@ pub struct Choice<'a> {
 /// The submissions a run grades, and what reports need to know about them.
 #[derive(Debug)]
 pub struct Chosen {
-    pub submissions: Vec<record::Submission>,
+    pub submissions: Vec<Submission>,
     /// PATH held nothing gradable and stands as one ungradable submission
     /// (so the run must not pass).
     pub not_a_submission: bool,
@@ -92,7 +96,7 @@ pub struct Chosen {
 /// recordings refused under `--main-py-only`, Gradescope's one upload).
 pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
     let path = choice.path;
-    let mut submissions = record::discover(path)?;
+    let mut submissions = submission::discover(path)?;
     let mut not_a_submission = false;
     if submissions.is_empty() {
         // `discover` lists every subfolder that is not a submission, so none
@@ -101,7 +105,7 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
         // requested reports say so (CI and Gradescope show them) rather than
         // nothing at all; the run fails, except for Gradescope, whose
         // results.json is the whole answer.
-        submissions = vec![record::nothing_found(path)];
+        submissions = vec![submission::nothing_found(path)];
         not_a_submission = !choice.gradescope;
     }
     let whole_run = submissions.len();
@@ -116,8 +120,8 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
     }
     if choice.main_py_only {
         for s in &mut submissions {
-            if let record::SubmissionSource::Recording(path) = &s.source {
-                s.source = record::SubmissionSource::Unusable(format!(
+            if let SubmissionSource::Recording(path) = &s.source {
+                s.source = SubmissionSource::Unusable(format!(
                     "{}: a shipped recording is not accepted (--main-py-only); submit main.py",
                     path.display()
                 ));
@@ -130,13 +134,13 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
         // folder), or say there what was uploaded instead of one main.py.
         let usable: Vec<_> = submissions
             .iter()
-            .filter(|s| !matches!(s.source, record::SubmissionSource::Unusable(_)))
+            .filter(|s| !matches!(s.source, SubmissionSource::Unusable(_)))
             .cloned()
             .collect();
         submissions = match usable.len() {
-            0 => vec![record::nothing_found(path)],
+            0 => vec![submission::nothing_found(path)],
             1 => usable,
-            _ => vec![record::several_found(path, &usable)],
+            _ => vec![submission::several_found(path, &usable)],
         };
     }
     if choice.gradescope && submissions.len() != 1 {
@@ -157,38 +161,37 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
 /// grades are spooled to disk, in `opts.work_dir`, for the reports); fails,
 /// and no report should be written, when the grader cannot record here.
 /// `env` is the settled recording environment when a submission must run
-/// here (see [`record::needs_sandbox`]).
+/// here (see [`runner::needs_sandbox`]).
 pub fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     opts: &RecordOptions,
     tuning: &Tuning,
-    env: Option<&record::Environment>,
-    submissions: &[record::Submission],
+    env: Option<&Environment>,
+    submissions: &[Submission],
 ) -> Result<GradeRun, SessionError> {
-    let keys = record::case_store::case_keys(corpus);
+    let keys = crate::recording::case_store::case_keys(corpus);
     let grader = grade::Grader::new(corpus, expected);
     let details =
         grade::CaseGradeStorage::spooled_in(&opts.work_dir).map_err(SessionError::Spool)?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
-    record::record_each(
-        corpus,
-        &keys,
-        submissions,
-        opts,
-        tuning,
-        env,
-        &|index, delivered| {
+    let request = Request::new(corpus, submissions, opts)
+        .tuning(tuning)
+        .environment(env)
+        .keys(&keys);
+    runner::record(
+        &request,
+        Sink::Outcomes(&|index, delivered| {
             let id = submissions[index].id.clone();
             let grade = crate::timings::GRADING.time(|| match delivered {
                 Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
-                Err(e) => grader.error(id, e.to_string()),
+                Err(e) => grader.error(id, crate::errors::chain(&e)),
             });
             if let Ok(mut graded) = graded.lock() {
                 graded[index] = Some(grade);
             }
-        },
+        }),
     )?;
     let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
     let submissions = submissions

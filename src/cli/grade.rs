@@ -9,9 +9,10 @@ use super::values::{AudienceArg, HiddenVisibilityArg, TestsArg};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
-use crate::record::{self, RecordOptions};
 use crate::report;
+use crate::runner::RecordOptions;
 use crate::session::{self, Choice, Chosen, Shard};
+use crate::submission::Submission;
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -234,7 +235,7 @@ fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     args: &Options,
-    submissions: &[record::Submission],
+    submissions: &[Submission],
 ) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
         jobs: args.jobs,

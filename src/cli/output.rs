@@ -284,7 +284,7 @@ mod tests {
                 let id = p.file_stem().unwrap().to_string_lossy().into_owned();
                 (
                     id,
-                    crate::record::read_recording(&p).map_err(|e| e.to_string()),
+                    crate::recording::read_recording(&p).map_err(|e| crate::errors::chain(&e)),
                 )
             })
             .collect();

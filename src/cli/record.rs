@@ -2,9 +2,9 @@
 //! recordings under the work dir.
 
 use crate::corpus::Corpus;
-use crate::record::{
-    self, format::CaseOutcome, IsolationChoice, RecordOptions, Submission, Tuning,
-};
+use crate::recording::format::CaseOutcome;
+use crate::runner::{self, IsolationChoice, RecordOptions, Request, Sink, Tuning};
+use crate::submission::{self, Submission, SubmissionSource};
 use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,18 +58,43 @@ pub struct SandboxArgs {
     /// the kernel has it, else stop), bwrap, landlock, or rlimits (weaker:
     /// only when asked for by name).
     #[arg(long, value_enum, env = "AUTOGRADER_ISOLATION", default_value = "auto")]
-    pub isolation: IsolationChoice,
+    pub isolation: Isolation,
     /// The CPython (3.8 or newer) that runs student code [default:
     /// /usr/bin/python3, else python3 on PATH].
     #[arg(long, value_name = "PATH", env = "AUTOGRADER_PYTHON")]
     pub python: Option<PathBuf>,
 }
 
+/// `--isolation`'s values: [`IsolationChoice`]'s, as clap lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Isolation {
+    /// bwrap when it starts here, else landlock when the kernel has it, else
+    /// stop: the weaker rlimits tier runs only when asked for by name.
+    Auto,
+    /// bubblewrap or stop.
+    Bwrap,
+    /// Landlock + seccomp or stop.
+    Landlock,
+    /// rlimits only: host files readable, network reachable.
+    Rlimits,
+}
+
+impl Isolation {
+    pub fn choice(self) -> IsolationChoice {
+        match self {
+            Isolation::Auto => IsolationChoice::Auto,
+            Isolation::Bwrap => IsolationChoice::Bwrap,
+            Isolation::Landlock => IsolationChoice::Landlock,
+            Isolation::Rlimits => IsolationChoice::Rlimits,
+        }
+    }
+}
+
 impl SandboxArgs {
     /// The recorder's knobs these arguments set.
     pub fn tuning(&self) -> Tuning {
         Tuning {
-            isolation: Ok(self.isolation),
+            isolation: Ok(self.isolation.choice()),
             python: self.python.clone(),
             ..Tuning::default()
         }
@@ -82,11 +107,11 @@ impl SandboxArgs {
 pub(super) fn settle_environment(
     submissions: &[Submission],
     tuning: &Tuning,
-) -> anyhow::Result<Option<record::Environment>> {
-    if !record::needs_sandbox(submissions) {
+) -> anyhow::Result<Option<runner::Environment>> {
+    if !runner::needs_sandbox(submissions) {
         return Ok(None);
     }
-    let env = record::Environment::settle(tuning).context("cannot record submissions here")?;
+    let env = runner::Environment::settle(tuning).context("cannot record submissions here")?;
     eprintln!("{}", env.describe());
     Ok(Some(env))
 }
@@ -94,7 +119,7 @@ pub(super) fn settle_environment(
 /// Runs `autograder record`; returns the exit code (0 unless nothing could be recorded).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let corpus = load_corpus(&args.cases, &args.assignment)?;
-    let submissions = record::discover(&args.path)?;
+    let submissions = submission::discover(&args.path)?;
     if submissions.is_empty() {
         anyhow::bail!(
             "no submissions under {} (folders with main.py or recording.json)",
@@ -120,13 +145,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .map(|s| s.id.chars().count())
         .max()
         .unwrap_or(0);
-    record::record_recordings(
-        &corpus,
-        &submissions,
-        &opts,
-        &tuning,
-        env.as_ref(),
-        &|i, result| {
+    let request = Request::new(&corpus, &submissions, &opts)
+        .tuning(&tuning)
+        .environment(env.as_ref());
+    runner::record(
+        &request,
+        Sink::Recordings(&|i, result| {
             let id = &submissions[i].id;
             let line = match &result {
                 Ok(rec) if rec.corpus_fingerprint != corpus.fingerprint => format!(
@@ -134,12 +158,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     summary(rec)
                 ),
                 Ok(rec) => format!("{id:width$}  {}", summary(rec)),
-                Err(e) => format!("{id:width$}  not recorded: {e}"),
+                Err(e) => format!("{id:width$}  not recorded: {}", crate::errors::chain(e)),
             };
             if let Ok(mut lines) = lines.lock() {
                 lines[i] = Some(line);
             }
-        },
+        }),
     )?;
     // A closed stdout (`| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
@@ -185,9 +209,9 @@ pub(super) fn check_work_dir_for(
 ) -> anyhow::Result<()> {
     if submissions
         .iter()
-        .any(|s| matches!(s.source, record::SubmissionSource::MainPy(_)))
+        .any(|s| matches!(s.source, SubmissionSource::MainPy(_)))
     {
-        record::check_work_dir(work_dir).with_context(|| {
+        crate::recording::check_work_dir(work_dir).with_context(|| {
             format!(
                 "cannot store recordings in --work-dir {}",
                 work_dir.display()
@@ -198,7 +222,7 @@ pub(super) fn check_work_dir_for(
 }
 
 /// One line: how the cases ended, by kind.
-fn summary(rec: &record::format::Recording) -> String {
+fn summary(rec: &crate::recording::format::Recording) -> String {
     const KINDS: [&str; 9] = [
         "returned",
         "raised",

@@ -10,8 +10,8 @@ use super::run::GradeRun;
 use super::score::{error_grade, max_points, score_checkpoint};
 use super::{feedback, verdict::judge_case};
 use crate::corpus::Corpus;
-use crate::record::case_store::Outcomes;
-use crate::record::format::Recording;
+use crate::recording::case_store::Outcomes;
+use crate::recording::format::{CaseOutcome, Recording};
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
 use rayon::prelude::*;
@@ -240,7 +240,7 @@ impl<'a> Grader<'a> {
 
     fn judge(&self, i: usize, text: Option<&str>) -> (f64, Option<Failure>) {
         let (case, want) = (&self.corpus.cases[i], &self.expected[i]);
-        let recorded = text.map(parse_outcome);
+        let recorded = text.map(CaseOutcome::parse);
         let verdict = match &recorded {
             None => judge_case(&case.checkpoint, want, None),
             Some(Ok(outcome)) => judge_case(&case.checkpoint, want, Some(outcome)),
@@ -250,9 +250,7 @@ impl<'a> Grader<'a> {
             ),
         };
         let seconds = match recorded {
-            Some(Ok(crate::record::format::CaseOutcome::Timeout { seconds, .. }))
-                if seconds.is_finite() =>
-            {
+            Some(Ok(CaseOutcome::Timeout { seconds, .. })) if seconds.is_finite() => {
                 seconds.max(0.0)
             }
             _ => 0.0,
@@ -273,26 +271,6 @@ fn failure_bytes(f: &Failure) -> usize {
             .sum::<usize>()
         + f.bindings.iter().map(String::len).sum::<usize>()
         + 256
-}
-
-/// The deepest JSON nesting of one outcome's text: its returned value's
-/// (`record::caps::MAX_VALUE_NESTING`) and the outcome's own two levels
-/// around it.
-const MAX_OUTCOME_NESTING: usize = crate::record::caps::MAX_VALUE_NESTING + 2;
-
-/// An outcome from its compact JSON text (as the store and
-/// [`Outcomes`] keep it).
-fn parse_outcome(text: &str) -> Result<crate::record::format::CaseOutcome, String> {
-    use serde::Deserialize;
-    if crate::record::caps::json_shape(text.as_bytes()).0 > MAX_OUTCOME_NESTING {
-        return Err("nested too deep".into());
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let outcome =
-        crate::record::format::CaseOutcome::deserialize(&mut de).map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(outcome)
 }
 
 /// [`intern`] of `text` as reports may show it ([`crate::text::escaped`]).

@@ -5,7 +5,7 @@
 //! the only place values are: strict equality, except where the expected
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
-use crate::record::format::CaseOutcome;
+use crate::recording::format::CaseOutcome;
 use crate::text::{cut, escaped};
 use crate::value::repr::{show, Shown};
 use crate::value::tagged::{self, TaggedError};
@@ -22,7 +22,7 @@ pub const TOO_LARGE_TO_SHOW: &str = "too large to show in full";
 const REASON_QUOTE_CHARS: usize = 120;
 /// How many characters of where a shared object is a reason quotes (the
 /// harness writes at most 328).
-const SHARED_QUOTE_CHARS: usize = crate::record::format::SHARED_CHARS;
+const SHARED_QUOTE_CHARS: usize = crate::recording::format::SHARED_CHARS;
 
 /// The verdict on one case.
 #[derive(Clone, Debug)]
@@ -175,7 +175,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
                     )
                 }
                 Ok(Err(e)) => return unreadable(e.to_string()),
-                Err(e) => return unreadable(e),
+                Err(e) => return unreadable(e.to_string()),
             };
             // Compared first, exactly (linear in the recorded text); only a
             // failure pays for showing the value, within the grader's

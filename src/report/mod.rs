@@ -144,11 +144,11 @@ pub fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     builder.tempfile_in(dir)
 }
 
-/// Makes a [`temp_beside`] file `path`, once it is on disk.
+/// Makes a [`temp_beside`] file `path`, once it is on disk
+/// ([`crate::atomic::replace`]).
 pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::atomic::replace(tmp, path)
 }
 
 /// A number of points for people: at most two decimals, no trailing zeros

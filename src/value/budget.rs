@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn the_harness_writes_decimal_as_far_as_tagged_json_does() {
-        let harness = include_str!("../record/harness/tagged.py");
+        let harness = include_str!("../runner/harness/tagged.py");
         assert!(
             harness.contains(&format!("\nDECIMAL_BITS = {DECIMAL_BITS}\n")),
             "tagged.py's DECIMAL_BITS is budget::DECIMAL_BITS"

@@ -238,7 +238,7 @@ fn a_recording_of_another_corpus_is_flagged_and_odd_ids_stay_on_one_line() {
     let root = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let rec = serde_json::json!({
-        "format": autograder::record::format::RECORDING_FORMAT,
+        "format": autograder::recording::format::RECORDING_FORMAT,
         "submission": "x",
         "corpus_fingerprint": "0000",
         "harness": "browser/1",
@@ -427,7 +427,7 @@ fn a_recording_committed_in_the_students_own_folder_is_never_reused() {
     let model_work = dir.path().join("model-work");
     assert_eq!(grade(&model_dir, &model_work, &[]).status.code(), Some(0));
     // The model's stored outcomes, forged for a wrong source.
-    use autograder::record::case_store::{read_store_file, store_path, write_store};
+    use autograder::recording::case_store::{read_store_file, store_path, write_store};
     let stored = walkdir::WalkDir::new(model_work.join("store"))
         .into_iter()
         .flatten()
@@ -514,7 +514,7 @@ fn a_missing_default_corpus_says_how_to_point_at_one() {
 fn record_says_when_a_shipped_recording_answers_another_corpus() {
     let root = tempfile::tempdir().unwrap();
     let rec = serde_json::json!({
-        "format": autograder::record::format::RECORDING_FORMAT,
+        "format": autograder::recording::format::RECORDING_FORMAT,
         "submission": "browser",
         "corpus_fingerprint": "0000",
         "harness": "browser/1",

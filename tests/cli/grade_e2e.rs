@@ -4,7 +4,7 @@
 use crate::util::grading as support;
 
 use crate::util::TestCommand;
-use autograder::record::format::{CaseOutcome, Recording, RECORDING_FORMAT};
+use autograder::recording::format::{CaseOutcome, Recording, RECORDING_FORMAT};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

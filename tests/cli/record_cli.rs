@@ -60,10 +60,10 @@ fn record_writes_recordings_under_the_work_dir_and_summarises() {
         "{out}"
     );
     let rec = tmp.path().join(".autograder/recordings/os-exit.json");
-    let rec = autograder::record::read_recording(&rec).unwrap();
+    let rec = autograder::recording::read_recording(&rec).unwrap();
     assert_eq!(
         rec.outcomes["parse_contract_json/boom"],
-        autograder::record::format::CaseOutcome::Crashed {
+        autograder::recording::format::CaseOutcome::Crashed {
             exit_code: Some(3),
             signal: None
         }

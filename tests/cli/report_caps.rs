@@ -6,7 +6,7 @@
 use crate::util::grading as support;
 
 use crate::util::TestCommand;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::value::Outcome;
 use serde_json::{json, Value};
 use std::path::Path;

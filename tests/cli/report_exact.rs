@@ -6,7 +6,7 @@
 use crate::util::grading as support;
 
 use crate::util::TestCommand;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -243,7 +243,7 @@ fn record_writes_one_recording_file_per_submission() {
         let entry = entry.unwrap();
         let name = entry.file_name();
         assert!(name.len() <= 255, "{} bytes", name.len());
-        let rec = autograder::record::read_recording(&entry.path()).unwrap();
+        let rec = autograder::recording::read_recording(&entry.path()).unwrap();
         assert_eq!(
             rec.outcomes.len(),
             1,
@@ -257,7 +257,7 @@ fn record_writes_one_recording_file_per_submission() {
             rec.submission
         );
         assert_eq!(
-            autograder::record::recording_path(Path::new(".autograder"), &rec.submission)
+            autograder::recording::recording_path(Path::new(".autograder"), &rec.submission)
                 .file_name(),
             Some(name.as_os_str())
         );

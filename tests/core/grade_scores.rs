@@ -3,7 +3,7 @@
 use crate::util::grading as support;
 
 use autograder::grade::{self, Audience, GradeRun, Status, SubmissionGrade};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 
 fn sub<'a>(run: &'a GradeRun, id: &str) -> &'a SubmissionGrade {
     run.submissions.iter().find(|s| s.id == id).expect(id)

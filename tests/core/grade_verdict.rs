@@ -1,7 +1,7 @@
 //! Verdicts per `checkpoints.md`: each rule and its edges.
 
 use autograder::grade::{judge, Verdict};
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::value::{tagged, Exception, Outcome};
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@ use crate::util::grading as support;
 
 use autograder::corpus::{self, Case, Corpus, Visibility};
 use autograder::grade::{self, feedback::call_text, Audience};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 use autograder::report;
 use autograder::value::reader::{parse_call, Lets};
 use autograder::value::strict_eq;

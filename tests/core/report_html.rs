@@ -5,7 +5,7 @@
 use crate::util::grading as support;
 
 use autograder::grade::{self, Audience, GradeRun, Status};
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::report;
 use autograder::report::html::stats;
 use std::collections::BTreeSet;

@@ -9,7 +9,7 @@ use crate::util::grading as support;
 
 use autograder::corpus::{Corpus, Visibility};
 use autograder::grade::{self, Audience, GradeRun};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 use autograder::report;
 use autograder::report::gradescope::{Options, Tests};
 use serde_json::Value;

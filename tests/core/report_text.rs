@@ -5,7 +5,7 @@
 use crate::util::grading as support;
 
 use autograder::grade;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::report;
 
 const BIDI: [char; 9] = [

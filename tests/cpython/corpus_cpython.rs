@@ -2,7 +2,7 @@
 //! of the fixture corpora: one python3 process reads the same TOML files with
 //! `tomllib`, evaluates every `[let]`, call and `expect` with Python's own
 //! `eval` (our corpus text, never student code), and sends the values back in
-//! tagged JSON (`src/record/harness/tagged.py`) with their `repr`. The Rust
+//! tagged JSON (`src/runner/harness/tagged.py`) with their `repr`. The Rust
 //! values must be strictly equal, and their Rust `repr` identical to CPython's.
 
 use autograder::corpus::{self, Corpus};
@@ -126,7 +126,7 @@ fn cpython_values(corpus: &Corpus) -> Option<HashMap<String, serde_json::Value>>
     let mut files: Vec<&Path> = corpus.cases.iter().map(|c| c.file.as_path()).collect();
     files.sort();
     files.dedup();
-    let harness = root().join("src/record/harness");
+    let harness = root().join("src/runner/harness");
     let child = Command::new("python3")
         .arg("-c")
         .arg(SCRIPT)

@@ -123,7 +123,7 @@ fn run_model(calls: &[Call]) -> Vec<serde_json::Value> {
     file.flush().expect("flush inputs");
     let output = Command::new("python3")
         .arg(root.join("tests/cpython/differential/driver.py"))
-        .arg(root.join("src/record/harness/tagged.py"))
+        .arg(root.join("src/runner/harness/tagged.py"))
         .arg(root.join("submissions/model-solution/main.py"))
         .arg(file.path())
         .output()

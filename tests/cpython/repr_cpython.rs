@@ -5,7 +5,7 @@
 //! controls, quotes and wide characters, nested containers, dicts with
 //! non-text keys) and many bare floats, plus strings that together hold every code point. Each
 //! value crosses to ONE `python3` process as tagged JSON, is rebuilt by
-//! `src/record/harness/tagged.py`, and CPython prints its `repr`; every line
+//! `src/runner/harness/tagged.py`, and CPython prints its `repr`; every line
 //! must equal ours. CPython also reads our `pretty` form back with
 //! `ast.literal_eval` (values without nan/inf) and its repr must match. Set `REPR_CPYTHON_SEED` to try another seed.
 
@@ -246,7 +246,7 @@ fn repr_matches_cpython() {
         input.push('\n');
     }
 
-    let harness = concat!(env!("CARGO_MANIFEST_DIR"), "/src/record/harness/tagged.py");
+    let harness = concat!(env!("CARGO_MANIFEST_DIR"), "/src/runner/harness/tagged.py");
     let mut child = Command::new("python3")
         .args(["-c", PY, harness])
         .stdin(Stdio::piped())

@@ -10,7 +10,7 @@ use crate::util::record as record_support;
 
 use crate::util::TestCommand;
 use autograder::grade::verdict::{judge, judge_case};
-use autograder::record::format::{CaseOutcome, SHARED_CHARS};
+use autograder::recording::format::{CaseOutcome, SHARED_CHARS};
 use autograder::reference::{checkpoints, returns_new, RETURNS_NEW};
 use autograder::value::{Outcome, PyValue};
 use record_support::{tier_name, tier_or_skip, TIERS};
@@ -22,19 +22,19 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The harness's own check of its walks (src/record/harness/sharing_check.py),
+/// The harness's own check of its walks (src/runner/harness/sharing_check.py),
 /// in-process on this machine's interpreter: no sandbox needed.
 #[test]
 fn the_harness_reports_what_a_result_shares_and_where() {
     use std::io::Write;
-    let python = autograder::record::Python::find(None).expect("a CPython to run the harness");
+    let python = autograder::runner::Python::find(None).expect("a CPython to run the harness");
     let sources = serde_json::json!({
-        "harness": include_str!("../../src/record/harness/harness.py"),
-        "tagged": include_str!("../../src/record/harness/tagged.py"),
+        "harness": include_str!("../../src/runner/harness/harness.py"),
+        "tagged": include_str!("../../src/runner/harness/tagged.py"),
     });
     let mut child = Command::new(&python.executable)
         .args(["-s", "-S", "-c"])
-        .arg(include_str!("../../src/record/harness/sharing_check.py"))
+        .arg(include_str!("../../src/runner/harness/sharing_check.py"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -15,7 +15,7 @@ use crate::util::record as record_support;
 use crate::util::grading as support;
 
 use crate::util::TestCommand;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
 use autograder::value::{tagged, Outcome, PyValue};
 use num_bigint::BigInt;
 use record_support::{tier_name, tier_or_skip, TIERS};

@@ -4,8 +4,9 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::format::CaseOutcome;
-use autograder::record::{discover, IsolationChoice, Submission};
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::IsolationChoice;
+use autograder::submission::{discover, Submission};
 use record_support::*;
 use serde_json::json;
 use std::path::PathBuf;
@@ -74,7 +75,7 @@ fn check_leftovers(isolation: IsolationChoice) {
     for thing in expected {
         assert!(planted.contains(thing), "{thing} not planted: {planted:?}");
     }
-    let root = autograder::record::sandbox::is_root();
+    let root = autograder::runner::sandbox::is_root();
     if landlock {
         // Without root the scratch root is the user's own: chmod is no
         // Landlock right, but there is no other uid to open it to, and no
@@ -297,7 +298,7 @@ fn a_child_that_stops_reading_its_hidden_inputs_times_out_under_every_tier() {
 fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
     use std::os::unix::process::CommandExt;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let lease = match autograder::record::sandbox::lease_uid() {
+    let lease = match autograder::runner::sandbox::lease_uid() {
         Ok(Some(lease)) => lease,
         _ => {
             say!("skipping: without root workers have no uid of their own");

@@ -5,9 +5,9 @@
 use crate::util::record as record_support;
 
 use autograder::grade::judge;
-use autograder::record::discover;
-use autograder::record::format::CaseOutcome;
-use autograder::record::{RecordOptions, Tuning};
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::{RecordOptions, Request, Tuning};
+use autograder::submission::discover;
 use autograder::value::{Outcome, PyValue};
 use record_support::*;
 use std::time::Duration;
@@ -39,7 +39,9 @@ fn the_submission_budget_names_itself() {
         wall_limit: Some(Duration::from_millis(1500)),
         ..Tuning::default()
     };
-    let results = autograder::record::record_all_with(&corpus, &subs, &opts, &tuning)
+    let results = Request::new(&corpus, &subs, &opts)
+        .tuning(&tuning)
+        .recordings()
         .unwrap_or_else(|e| panic!("the grader could not record: {e}"));
     let rec = recording(&results, "loops");
     for id in ["a", "b", "c"] {

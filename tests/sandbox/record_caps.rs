@@ -6,8 +6,9 @@
 use crate::util::record as record_support;
 
 use autograder::grade::{expected_outcomes, grade_recordings, Status};
-use autograder::record::format::CaseOutcome;
-use autograder::record::{discover, IsolationChoice, RecordError, Submission};
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::{IsolationChoice, RecordError};
+use autograder::submission::{discover, Submission};
 use autograder::value::PyValue;
 use record_support::*;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::IsolationChoice;
+use autograder::runner::IsolationChoice;
 use record_support::*;
 
 #[test]
@@ -47,10 +47,10 @@ fn jobs_1_and_jobs_2_record_identical_outcomes() {
         let (rx, ry) = (recording(&a, &x.id), recording(&b, &y.id));
         assert_eq!(rx.outcomes, ry.outcomes, "{}", x.id);
         // The stored files agree too (same outcomes, same order).
-        let fx =
-            std::fs::read_to_string(autograder::record::recording_path(one.path(), &x.id)).unwrap();
-        let fy =
-            std::fs::read_to_string(autograder::record::recording_path(two.path(), &y.id)).unwrap();
+        let fx = std::fs::read_to_string(autograder::recording::recording_path(one.path(), &x.id))
+            .unwrap();
+        let fy = std::fs::read_to_string(autograder::recording::recording_path(two.path(), &y.id))
+            .unwrap();
         assert_eq!(fx, fy, "{}", x.id);
     }
 }

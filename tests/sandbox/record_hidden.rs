@@ -10,8 +10,8 @@
 use crate::util::record as record_support;
 
 use autograder::corpus::Visibility;
-use autograder::record::discover;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
+use autograder::submission::discover;
 use autograder::value::PyValue;
 use record_support::*;
 use serde_json::json;
@@ -170,7 +170,7 @@ fn hidden_cases_run_whatever_builtins_the_submission_replaced() {
         &corpus,
         &subs,
         &options(work.path(), 1, 5),
-        autograder::record::IsolationChoice::Rlimits,
+        autograder::runner::IsolationChoice::Rlimits,
     );
     let rec = recording(&results, "monkeypatch");
     for (case, text) in [

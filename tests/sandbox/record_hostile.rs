@@ -4,8 +4,8 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::format::CaseOutcome;
-use autograder::record::IsolationChoice;
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::IsolationChoice;
 use autograder::value::PyValue;
 use record_support::*;
 use serde_json::json;
@@ -31,7 +31,7 @@ fn check_hostile(isolation: IsolationChoice) {
     let _serial = crate::util::machine::exclusive();
     let bwrap = isolation == IsolationChoice::Bwrap;
     let landlock = isolation == IsolationChoice::Landlock;
-    let root = autograder::record::sandbox::is_root();
+    let root = autograder::runner::sandbox::is_root();
     let other_main = fixtures().join("echo/main.py");
     let corpus_file = fixtures().join(".corpus/course.toml");
     let corpus = hostile_corpus(&other_main, &corpus_file);
@@ -88,7 +88,7 @@ fn check_hostile(isolation: IsolationChoice) {
             );
         }
         // The recording file is where the work dir says.
-        assert!(autograder::record::recording_path(work.path(), &r.id).is_file());
+        assert!(autograder::recording::recording_path(work.path(), &r.id).is_file());
     }
     let hostile =
         |id: &str| outcome(recording(&results, id), "parse_contract_json/hostile").clone();
@@ -309,7 +309,7 @@ fn hostile_fixtures_under_landlock() {
 fn a_submission_may_fork_however_many_threads_the_grader_runs() {
     let _serial = crate::util::machine::exclusive();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forker");
-    let subs = autograder::record::discover(&dir).expect("the forker fixture is readable");
+    let subs = autograder::submission::discover(&dir).expect("the forker fixture is readable");
     let corpus = corpus(vec![case(
         "parse_contract_json",
         "fork",

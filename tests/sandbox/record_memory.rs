@@ -7,8 +7,8 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::discover;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
+use autograder::submission::discover;
 use record_support::*;
 use std::path::Path;
 
@@ -31,7 +31,7 @@ fn a_submissions_processes_together_stay_within_the_workers_memory_cgroup() {
         let results = record(&corpus, &subs, &options(work.path(), 1, 30), tier);
         let rec = recording(&results, "team");
         let sandbox = rec.sandbox.clone().unwrap_or_default();
-        if !autograder::record::sandbox::is_root() {
+        if !autograder::runner::sandbox::is_root() {
             assert!(sandbox.contains("memory: per process only"), "{sandbox}");
             say!("memory_cgroup under {tier:?}: not root, so per process only, as the recording says");
             continue;

@@ -8,8 +8,8 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::discover;
-use autograder::record::format::CaseOutcome;
+use autograder::recording::format::CaseOutcome;
+use autograder::submission::discover;
 use record_support::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

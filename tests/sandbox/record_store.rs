@@ -2,10 +2,10 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::format::{CaseOutcome, RECORDING_FORMAT};
-use autograder::record::{
-    discover, read_recording, recording_path, IsolationChoice, RecordError, SubmissionSource,
-};
+use autograder::recording::format::{CaseOutcome, RECORDING_FORMAT};
+use autograder::recording::{read_recording, recording_path};
+use autograder::runner::IsolationChoice;
+use autograder::submission::{discover, SubmissionError, SubmissionSource};
 use autograder::value::PyValue;
 use record_support::*;
 use std::fs;
@@ -56,7 +56,7 @@ fn discover_finds_nested_submissions_sorted_skips_hidden_and_reports_unusable_fo
     assert_eq!(one[0].id, "a");
     assert!(matches!(
         discover(&r.join("a/main.py")),
-        Err(RecordError::NotAFolder(_))
+        Err(SubmissionError::NotAFolder(_))
     ));
 }
 
@@ -75,7 +75,7 @@ fn store_file(work: &Path) -> std::path::PathBuf {
 /// Replaces every stored outcome with `returned {'echo': 'MARK'}`: a reuse
 /// keeps the mark, a new recording does not.
 fn mark(work: &Path) {
-    use autograder::record::case_store::{outcome_text, read_store_file, write_store};
+    use autograder::recording::case_store::{outcome_text, read_store_file, write_store};
     let path = store_file(work);
     let mut store = read_store_file(&path).unwrap();
     let marked = outcome_text(&echo("MARK"));
@@ -89,8 +89,8 @@ fn mark(work: &Path) {
 struct StoredSubmission {
     root: tempfile::TempDir,
     work: tempfile::TempDir,
-    subs: Vec<autograder::record::Submission>,
-    opts: autograder::record::RecordOptions,
+    subs: Vec<autograder::submission::Submission>,
+    opts: autograder::runner::RecordOptions,
 }
 
 impl StoredSubmission {
@@ -110,14 +110,17 @@ impl StoredSubmission {
     }
 
     /// Records `corpus` (only what the store lacks).
-    fn record(&self, corpus: &autograder::corpus::Corpus) -> autograder::record::format::Recording {
+    fn record(
+        &self,
+        corpus: &autograder::corpus::Corpus,
+    ) -> autograder::recording::format::Recording {
         let results = record(corpus, &self.subs, &self.opts, IsolationChoice::Rlimits);
         recording(&results, "s").clone()
     }
 
     /// The store file (the only one: one source).
-    fn store(&self) -> autograder::record::case_store::StoreFile {
-        autograder::record::case_store::read_store_file(&store_file(self.work.path())).unwrap()
+    fn store(&self) -> autograder::recording::case_store::StoreFile {
+        autograder::recording::case_store::read_store_file(&store_file(self.work.path())).unwrap()
     }
 }
 
@@ -555,7 +558,7 @@ const IMPORT_CIRCULAR: &str =
 /// plain `import main` in the submission's folder: the returned text, or the
 /// last line of the traceback.
 fn cpython_import(dir: &Path) -> Result<String, String> {
-    let python = autograder::record::Python::find(None).expect("an interpreter");
+    let python = autograder::runner::Python::find(None).expect("an interpreter");
     let out = std::process::Command::new(&python.executable)
         .args([
             "-B",

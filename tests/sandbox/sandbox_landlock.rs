@@ -9,8 +9,9 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::format::CaseOutcome;
-use autograder::record::{discover, IsolationChoice};
+use autograder::recording::format::CaseOutcome;
+use autograder::runner::IsolationChoice;
+use autograder::submission::discover;
 use autograder::value::PyValue;
 use record_support::*;
 use serde_json::{json, Value};

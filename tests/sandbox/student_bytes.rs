@@ -6,7 +6,7 @@
 
 use crate::util::record as record_support;
 
-use autograder::record::case_store::{read_store_file, store_path, write_store};
+use autograder::recording::case_store::{read_store_file, store_path, write_store};
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -202,7 +202,7 @@ fn check(stdout: &str, width: usize, expected: &Expected, layout: &str) {
     }
 }
 
-fn write_recording(subs: &Path, rec: &autograder::record::format::Recording) {
+fn write_recording(subs: &Path, rec: &autograder::recording::format::Recording) {
     let dir = subs.join(&rec.submission);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("recording.json"), serde_json::to_vec(rec).unwrap()).unwrap();
@@ -217,7 +217,7 @@ fn the_course_table_fits_every_width() {
     if !crate::util::tier::runs(crate::util::tier::Tier::Heavy) {
         return;
     }
-    use autograder::record::format::CaseOutcome;
+    use autograder::recording::format::CaseOutcome;
     let tmp = tempfile::tempdir().unwrap();
     let subs = tmp.path().join("subs");
     let corpus = autograder::corpus::load(&root().join("cases")).unwrap();

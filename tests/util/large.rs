@@ -10,7 +10,7 @@
 
 use super::grading as support;
 use autograder::grade::{self, CaseGradeStorage, GradeRun, SubmissionGrade};
-use autograder::record::format::{CaseOutcome, Recording};
+use autograder::recording::format::{CaseOutcome, Recording};
 use std::path::Path;
 
 /// The course's corpus.

@@ -3,11 +3,11 @@
 #![allow(dead_code)]
 
 use autograder::corpus::{Case, Checkpoint, Corpus, Lesson, Visibility};
-use autograder::record::format::{CaseOutcome, Recording};
-use autograder::record::{
-    discover, record_all_with, IsolationChoice, Python, RecordOptions, Submission,
-    SubmissionRecording, Tuning,
+use autograder::recording::format::{CaseOutcome, Recording};
+use autograder::runner::{
+    IsolationChoice, Python, RecordOptions, Request, SubmissionRecording, Tuning,
 };
+use autograder::submission::{discover, Submission};
 use autograder::value::{PyDict, PyValue};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -129,7 +129,10 @@ pub fn sandbox_required() -> bool {
 /// Whether `tier` works on this machine. When it does not, the test is
 /// skipped with the reason printed, or fails under `AUTOGRADER_REQUIRE_SANDBOX`.
 pub fn tier_or_skip(tier: IsolationChoice, test: &str) -> bool {
-    let works = Python::find(None).and_then(|python| tier.resolve(&python).map(|_| ()));
+    let works = match Python::find(None) {
+        Ok(python) => tier.resolve(&python).map(|_| ()).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
     match works {
         Ok(()) => true,
         Err(e) if sandbox_required() => panic!(
@@ -148,7 +151,7 @@ pub fn tier_or_skip(tier: IsolationChoice, test: &str) -> bool {
 /// without root the guarantee does not exist (documented), and CI's root
 /// pass runs it.
 pub fn root_or_say(test: &str) -> bool {
-    let root = autograder::record::sandbox::is_root();
+    let root = autograder::runner::sandbox::is_root();
     if !root {
         let _ = writeln!(
             std::io::stderr(),
@@ -175,7 +178,9 @@ pub fn record(
     isolation: IsolationChoice,
 ) -> Vec<SubmissionRecording> {
     let _machine = super::machine::shared();
-    record_all_with(corpus, subs, opts, &tuning(isolation))
+    Request::new(corpus, subs, opts)
+        .tuning(&tuning(isolation))
+        .recordings()
         .unwrap_or_else(|e| panic!("the grader could not record under {isolation:?}: {e}"))
 }
 
@@ -223,5 +228,5 @@ pub fn raised(o: &CaseOutcome) -> (&str, &[String]) {
 /// keeps signals off other processes on every kernel, and its scope-only
 /// Landlock domain refuses ptrace out of it on every Landlock ABI.
 pub fn supervisor_scoped_everywhere() -> bool {
-    autograder::record::sandbox::is_root() || autograder::record::sandbox::landlock_abi().is_ok()
+    autograder::runner::sandbox::is_root() || autograder::runner::sandbox::landlock_abi().is_ok()
 }

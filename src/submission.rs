@@ -1,8 +1,21 @@
 //! Finding submissions under a path: folders holding `main.py` (run in the
 //! sandbox) or a shipped `recording.json` (read, never run).
 
-use super::RecordError;
 use std::path::{Path, PathBuf};
+
+/// Why no submissions could be listed under a path.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmissionError {
+    /// Looking at the path (or a folder under it) failed.
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+}
 
 /// One submission found under PATH.
 #[derive(Clone, Debug)]
@@ -180,13 +193,13 @@ fn single_id(path: &Path) -> String {
 /// `main.py` that is not a regular file, a folder with neither subfolders nor
 /// `main.py` — are listed as [`SubmissionSource::Unusable`] so the gradebook
 /// says why instead of leaving the student out.
-pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
-    let meta = std::fs::metadata(path).map_err(|e| RecordError::Io {
+pub fn discover(path: &Path) -> Result<Vec<Submission>, SubmissionError> {
+    let meta = std::fs::metadata(path).map_err(|source| SubmissionError::Io {
         path: path.to_path_buf(),
-        error: e,
+        source,
     })?;
     if !meta.is_dir() {
-        return Err(RecordError::NotAFolder(path.to_path_buf()));
+        return Err(SubmissionError::NotAFolder(path.to_path_buf()));
     }
     // PATH's own files counting as absent when they cannot be looked at:
     // an unreadable PATH is the run's error (below), not one submission's.
@@ -224,9 +237,9 @@ pub fn discover(path: &Path) -> Result<Vec<Submission>, RecordError> {
                 continue;
             }
             Err(e) => {
-                return Err(RecordError::Io {
+                return Err(SubmissionError::Io {
                     path: e.path().unwrap_or(path).to_path_buf(),
-                    error: e.into(),
+                    source: e.into(),
                 })
             }
         };

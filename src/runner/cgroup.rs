@@ -16,6 +16,45 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Why no memory cgroup can be made here (then the bound is per process).
+#[derive(Debug, thiserror::Error)]
+pub enum CgroupError {
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no cgroup v2 hierarchy")]
+    NoV2,
+    #[error("cgroup2 is not mounted")]
+    V2NotMounted,
+    #[error("{} does not delegate the memory controller", .0.display())]
+    NotDelegated(PathBuf),
+    #[error("no cgroup v1 memory controller")]
+    NoV1,
+    #[error("no cgroup v1 memory mount")]
+    V1NotMounted,
+    #[error("{} holds a NUL byte", .0.display())]
+    Nul(PathBuf),
+    #[error(
+        "cgroup v2: {}; cgroup v1: {}",
+        crate::errors::chain(v2),
+        crate::errors::chain(v1)
+    )]
+    Neither {
+        v2: Box<CgroupError>,
+        v1: Box<CgroupError>,
+    },
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> CgroupError + '_ {
+    move |source| CgroupError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// A worker's memory cgroup, removed on drop (once its processes are gone).
 #[derive(Debug)]
 pub struct MemoryCgroup {
@@ -29,7 +68,7 @@ pub struct MemoryCgroup {
 impl MemoryCgroup {
     /// A fresh cgroup of this process's, limited to `limit` bytes, or why
     /// there can be none here.
-    pub fn create(limit: u64) -> Result<MemoryCgroup, String> {
+    pub fn create(limit: u64) -> Result<MemoryCgroup, CgroupError> {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "autograder-{}-{}",
@@ -37,9 +76,10 @@ impl MemoryCgroup {
             NEXT.fetch_add(1, Ordering::SeqCst)
         );
         let gib = limit as f64 / f64::from(1u32 << 30);
-        let made = |version: &str, dir: PathBuf| -> Result<MemoryCgroup, String> {
-            let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
-                .map_err(|e| e.to_string())?;
+        let made = |version: &str, dir: PathBuf| -> Result<MemoryCgroup, CgroupError> {
+            let path = dir.join("cgroup.procs");
+            let procs = CString::new(path.as_os_str().as_encoded_bytes())
+                .map_err(|_| CgroupError::Nul(path.clone()))?;
             Ok(MemoryCgroup {
                 dir,
                 procs,
@@ -49,7 +89,7 @@ impl MemoryCgroup {
         let v2 = v2_parent().and_then(|parent| {
             remove_stale(&parent);
             let dir = parent.join(&name);
-            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir(&dir).map_err(io(&dir))?;
             let set = write(&dir.join("memory.max"), &limit.to_string())
                 .and_then(|()| write(&dir.join("memory.swap.max"), "0").or(Ok(())));
             match set {
@@ -67,7 +107,7 @@ impl MemoryCgroup {
         let v1 = v1_parent().and_then(|parent| {
             remove_stale(&parent);
             let dir = parent.join(&name);
-            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir(&dir).map_err(io(&dir))?;
             let set =
                 write(&dir.join("memory.limit_in_bytes"), &limit.to_string()).and_then(|()| {
                     // Swap counts too where the kernel accounts it.
@@ -86,7 +126,10 @@ impl MemoryCgroup {
                 }
             }
         });
-        v1.map_err(|v1_error| format!("cgroup v2: {v2_error}; cgroup v1: {v1_error}"))
+        v1.map_err(|v1_error| CgroupError::Neither {
+            v2: Box::new(v2_error),
+            v1: Box::new(v1_error),
+        })
     }
 
     /// The path `pre_exec` writes `0` to, to join the cgroup.
@@ -128,8 +171,8 @@ fn remove_stale(parent: &Path) {
     }
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), CgroupError> {
+    std::fs::write(path, text).map_err(io(path))
 }
 
 /// Where cgroups of `fstype` are mounted (and, for v1, with `option`), from
@@ -147,28 +190,31 @@ fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
 }
 
 /// This process's cgroup in the v2 hierarchy, when it delegates `memory`.
-fn v2_parent() -> Result<PathBuf, String> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+fn v2_parent() -> Result<PathBuf, CgroupError> {
+    let own = own_cgroups()?;
     let path = own
         .lines()
         .find_map(|l| l.strip_prefix("0::"))
-        .ok_or("no cgroup v2 hierarchy")?;
-    let root = mount_point("cgroup2", None).ok_or("cgroup2 is not mounted")?;
+        .ok_or(CgroupError::NoV2)?;
+    let root = mount_point("cgroup2", None).ok_or(CgroupError::V2NotMounted)?;
     let dir = root.join(path.trim_start_matches('/'));
-    let delegated =
-        std::fs::read_to_string(dir.join("cgroup.subtree_control")).map_err(|e| e.to_string())?;
+    let control = dir.join("cgroup.subtree_control");
+    let delegated = std::fs::read_to_string(&control).map_err(io(&control))?;
     if !delegated.split_whitespace().any(|c| c == "memory") {
-        return Err(format!(
-            "{} does not delegate the memory controller",
-            dir.display()
-        ));
+        return Err(CgroupError::NotDelegated(dir));
     }
     Ok(dir)
 }
 
+/// `/proc/self/cgroup`.
+fn own_cgroups() -> Result<String, CgroupError> {
+    let path = Path::new("/proc/self/cgroup");
+    std::fs::read_to_string(path).map_err(io(path))
+}
+
 /// This process's memory cgroup in the v1 hierarchy.
-fn v1_parent() -> Result<PathBuf, String> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+fn v1_parent() -> Result<PathBuf, CgroupError> {
+    let own = own_cgroups()?;
     let path = own
         .lines()
         .find_map(|l| {
@@ -179,8 +225,8 @@ fn v1_parent() -> Result<PathBuf, String> {
                 .any(|c| c == "memory")
                 .then_some(path)
         })
-        .ok_or("no cgroup v1 memory controller")?;
-    let root = mount_point("cgroup", Some("memory")).ok_or("no cgroup v1 memory mount")?;
+        .ok_or(CgroupError::NoV1)?;
+    let root = mount_point("cgroup", Some("memory")).ok_or(CgroupError::V1NotMounted)?;
     Ok(root.join(path.trim_start_matches('/')))
 }
 

@@ -1,7 +1,8 @@
-//! Reading, validating and writing recording files.
+//! Reading, validating and writing recording files (`recording.json`, and
+//! `recordings/<id>.json` under the work dir).
 
 use super::format::{Recording, RECORDING_FORMAT};
-use super::RecordError;
+use super::json::{self, JsonError, MAX_RECORDING_NESTING};
 use sha2::Digest;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -10,20 +11,40 @@ use std::path::{Path, PathBuf};
 /// one submission may record ([`super::caps::MAX_SUBMISSION_BYTES`]) and
 /// room for the file's layout.
 pub const MAX_RECORDING_BYTES: u64 = (super::caps::MAX_SUBMISSION_BYTES as u64) + (16 << 20);
-/// Deepest JSON nesting accepted in a recording file.
-pub const MAX_NESTING: usize = 512;
+
+/// Why a recording file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// Reading, writing or making room for the file at `path` failed.
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file at `path` is not a recording this grader reads (`why` is
+    /// shown as it is: in an error row, to whoever made the file).
+    #[error("{}: {why}", path.display())]
+    Invalid { path: PathBuf, why: String },
+}
+
+impl RecordingError {
+    fn io(path: &Path) -> impl Fn(std::io::Error) -> RecordingError + '_ {
+        move |source| RecordingError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// Reads and validates a recording file (size cap, format version, well-formed outcomes).
-pub fn read_recording(path: &Path) -> Result<Recording, RecordError> {
-    let bad = |why: String| RecordError::BadRecording {
+pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
+    let bad = |why: String| RecordingError::Invalid {
         path: path.to_path_buf(),
         why,
     };
-    let io = |e: std::io::Error| RecordError::Io {
-        path: path.to_path_buf(),
-        error: e,
-    };
-    let meta = std::fs::symlink_metadata(path).map_err(io)?;
+    let io = RecordingError::io(path);
+    let meta = std::fs::symlink_metadata(path).map_err(&io)?;
     if !meta.file_type().is_file() {
         return Err(bad("not a regular file".into()));
     }
@@ -36,30 +57,28 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordError> {
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
-        .map_err(io)?
+        .map_err(&io)?
         .take(MAX_RECORDING_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(io)?;
+        .map_err(&io)?;
     parse_recording(&bytes).map_err(bad)
 }
 
-/// Parses and validates recording JSON; the error says what is wrong.
+/// Parses and validates recording JSON; the error says what is wrong, in
+/// words for whoever made the file (it is the product: an error row).
 /// Returned values stay text (see [`super::format::RecordedValue`]): the
 /// document is never held as a tree.
 pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
-    if nesting(bytes) > MAX_NESTING {
-        return Err(format!("JSON nested deeper than {MAX_NESTING} levels"));
-    }
     /// The `format` field alone, read first to say which version a file is.
     #[derive(serde::Deserialize)]
     struct Head {
         #[serde(default)]
         format: Option<serde_json::Value>,
     }
-    // serde_json has its own recursion limit (128) which outcome values may
-    // exceed legitimately (nesting is bounded above).
-    let head: Head =
-        from_slice_unbounded(bytes).map_err(|e| format!("not valid JSON: {}", short(&e)))?;
+    let head: Head = json::from_slice(bytes, MAX_RECORDING_NESTING).map_err(|e| match e {
+        JsonError::TooDeep { limit } => format!("JSON nested deeper than {limit} levels"),
+        JsonError::Syntax(e) => format!("not valid JSON: {}", short(&e)),
+    })?;
     match head.format {
         Some(serde_json::Value::String(f)) if f == RECORDING_FORMAT => {}
         Some(serde_json::Value::String(f)) => {
@@ -70,9 +89,9 @@ pub fn parse_recording(bytes: &[u8]) -> Result<Recording, String> {
         }
         _ => return Err(format!("no \"format\": {RECORDING_FORMAT:?} field")),
     }
-    let rec: Recording =
-        from_slice_unbounded(bytes).map_err(|e| format!("not a valid recording: {}", short(&e)))?;
-    super::caps::admit_recording(rec)
+    let rec: Recording = json::from_slice(bytes, MAX_RECORDING_NESTING)
+        .map_err(|e| format!("not a valid recording: {}", short_json(&e)))?;
+    super::caps::admit_recording(rec).map_err(|e| crate::errors::chain(&e))
 }
 
 /// A parse error as an error row shows it (serde quotes what it did not
@@ -81,17 +100,8 @@ fn short(e: &serde_json::Error) -> String {
     crate::text::cut(&e.to_string(), 300)
 }
 
-fn from_slice_unbounded<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let value = T::deserialize(&mut de)?;
-    de.end()?;
-    Ok(value)
-}
-
-/// Deepest `[`/`{` nesting outside strings.
-pub(crate) fn nesting(bytes: &[u8]) -> usize {
-    super::caps::json_shape(bytes).0
+fn short_json(e: &JsonError) -> String {
+    crate::text::cut(&e.to_string(), 300)
 }
 
 /// Where a submission's recording lives under the work dir:
@@ -155,79 +165,34 @@ fn recording_file_name(id: &str) -> String {
     format!("{name}~{hash}{SUFFIX}")
 }
 
-/// Writes a recording atomically (temp file in the same folder, then rename).
-pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordError> {
-    let io = |e: std::io::Error| RecordError::Io {
-        path: path.to_path_buf(),
-        error: e,
-    };
+/// Writes a recording atomically (temp file in the same folder, then
+/// [`crate::atomic::replace`]).
+pub fn write_recording(path: &Path, rec: &Recording) -> Result<(), RecordingError> {
+    let io = RecordingError::io(path);
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    std::fs::create_dir_all(dir).map_err(&io)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(&io)?;
     // Compact: a recording is read by programs (`jq .` shows it to people).
     let mut text = serde_json::to_vec(rec).map_err(|e| io(e.into()))?;
     text.push(b'\n');
-    tmp.write_all(&text).map_err(io)?;
-    replace(tmp, path).map_err(io)
-}
-
-/// Puts `tmp` (written, in `path`'s folder) at `path` atomically: readers
-/// see the old file or the new one, never neither. An existing file is
-/// swapped with it (`renameat2` with `RENAME_EXCHANGE`) and then deleted,
-/// rather than renamed over: ext4 (`auto_da_alloc`, on by default) starts
-/// writing out a file renamed over another at once, which cost more than
-/// writing it (measured on a 390 KB store file, before stores were
-/// compressed: 0.5 ms against 0.2 here). Where the
-/// kernel or file system cannot swap, or nothing is there yet, a rename.
-pub fn replace(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
-        && exchange(tmp.path(), path).is_ok()
-    {
-        // `tmp`'s name is now the old file's. Should deleting it fail, the
-        // new file is in place all the same.
-        let _ = tmp.close();
-        return Ok(());
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Swaps two paths in one step (`renameat2(RENAME_EXCHANGE)`, Linux 3.15+;
-/// rustix makes the system call itself, so no glibc 2.28 wrapper is needed:
-/// Ubuntu 18.04 has 2.27).
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use rustix::fs::{renameat_with, RenameFlags, CWD};
-    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+    tmp.write_all(&text).map_err(&io)?;
+    crate::atomic::replace(tmp, path).map_err(&io)
 }
 
 /// Makes sure outcomes can be stored under `work_dir` (its `store/`, where
 /// every recording made here goes) before any is made, so an unusable
 /// `--work-dir` is one clear error rather than one per submission.
-pub fn check_work_dir(work_dir: &Path) -> Result<(), RecordError> {
+pub fn check_work_dir(work_dir: &Path) -> Result<(), RecordingError> {
     let dir = work_dir.join("store");
-    let io = |e: std::io::Error| RecordError::Io {
-        path: dir.clone(),
-        error: e,
-    };
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
+    let io = RecordingError::io(&dir);
+    std::fs::create_dir_all(&dir).map_err(&io)?;
+    tempfile::NamedTempFile::new_in(&dir).map_err(&io)?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    fn written(dir: &Path, byte: u8) -> tempfile::NamedTempFile {
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).unwrap();
-        tmp.write_all(&vec![byte; 64 * 1024]).unwrap();
-        tmp
-    }
-
     fn name(id: &str) -> String {
         let path = recording_path(Path::new("w"), id);
         assert_eq!(path.parent(), Some(Path::new("w/recordings")), "{id:?}");
@@ -301,43 +266,5 @@ mod tests {
                 assert_eq!(other, id, "both are {file}");
             }
         }
-    }
-
-    /// While one thread replaces a file again and again, another opening it
-    /// always finds it, and always whole: all of one version.
-    #[test]
-    fn a_replaced_file_is_always_there_and_whole_and_leaves_nothing_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("store.bin");
-        replace(written(dir.path(), b'a'), &path).unwrap();
-        let done = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            let reader = s.spawn(|| {
-                let mut reads = 0;
-                while !done.load(Ordering::Relaxed) {
-                    let mut bytes = Vec::new();
-                    std::fs::File::open(&path)
-                        .expect("the file is always there")
-                        .read_to_end(&mut bytes)
-                        .unwrap();
-                    assert_eq!(bytes.len(), 64 * 1024);
-                    assert!(bytes.iter().all(|&b| b == bytes[0]), "a mixed file");
-                    reads += 1;
-                }
-                reads
-            });
-            for i in 0..3000 {
-                replace(written(dir.path(), b'a' + (i % 26) as u8), &path).unwrap();
-            }
-            done.store(true, Ordering::Relaxed);
-            assert!(reader.join().unwrap() > 0);
-        });
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left, ["store.bin"]);
-        let last = std::fs::read(&path).unwrap();
-        assert_eq!(last[0], b'a' + (2999 % 26) as u8);
     }
 }

@@ -9,6 +9,7 @@
 //! outcomes together exceed [`MAX_SUBMISSION_BYTES`] is refused.
 
 use super::format::{CaseOutcome, Recording};
+use super::json::{json_shape, JsonError, MAX_VALUE_NESTING};
 use crate::text::cut;
 
 /// A raised outcome's `class` (`type(e).__name__`), in characters.
@@ -26,12 +27,9 @@ pub const MAX_MESSAGE_CHARS: usize = 1024;
 pub const MAX_OUTPUT_CHARS: usize = 64 * 1024 + 256;
 /// One returned value's tagged JSON text, in bytes; larger is `output-too-large`.
 pub const MAX_VALUE_BYTES: usize = 4 << 20;
-/// One returned value's JSON elements (see [`json_shape`]); more is
+/// One returned value's JSON elements (see [`super::json::json_shape`]); more is
 /// `output-too-large` (the harness's own budget is 200,000 nodes).
 pub const MAX_VALUE_ELEMENTS: usize = 400_000;
-/// JSON nesting of one returned value (the harness encodes 100 levels of
-/// Python containers, a tuple taking two).
-pub const MAX_VALUE_NESTING: usize = 1024;
 /// All of one submission's outcomes (values, names, messages, case ids)
 /// and its output, in bytes: a recording over it is refused.
 pub const MAX_SUBMISSION_BYTES: usize = 64 << 20;
@@ -42,74 +40,51 @@ pub const MAX_META_CHARS: usize = 256;
 /// The `sandbox` description and the submission id, in characters.
 pub const MAX_LONG_META_CHARS: usize = 4096;
 
-/// The depth of `[`/`{` nesting and the number of elements (one per
-/// container and per comma, outside strings: at least one per value but
-/// the first of each container) of JSON text. Read twice or three times
-/// per value graded, so strings (most of a large value's text: a wide
-/// int's hexadecimal, a long str) are skipped 8 bytes at a time.
-pub fn json_shape(bytes: &[u8]) -> (usize, usize) {
-    let (mut depth, mut max, mut elements) = (0usize, 0usize, 1usize);
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'"' => {
-                i = string_end(bytes, i + 1);
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
-                elements += 1;
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' => elements += 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    (max, elements)
+/// Why an outcome or a recording is not within the caps (shown, `: `-joined
+/// with its cause, in the error row of the recording it refuses).
+#[derive(Debug, thiserror::Error)]
+pub enum CapError {
+    #[error("returned value nested deeper than {MAX_VALUE_NESTING} levels")]
+    TooDeep,
+    #[error("a raised outcome needs a class and a non-empty mro")]
+    NoClass,
+    #[error("timeout seconds must be a non-negative number")]
+    BadTimeout,
+    #[error("returned value is not valid tagged JSON")]
+    NotTagged(#[source] ValueError),
+    #[error("`{field}` is {chars} characters long, more than {max}")]
+    MetaTooLong {
+        field: &'static str,
+        chars: usize,
+        max: usize,
+    },
+    #[error("the recording holds {:.1} MiB of outcomes and output, more than the {} MiB one \
+             submission may record (returned values too large, e.g. a long list from every case)",
+        *total as f64 / (1 << 20) as f64, MAX_SUBMISSION_BYTES >> 20)]
+    OverTotal { total: usize },
+    /// The outcome of `case` (its id, cut) is not within the caps.
+    #[error("outcome of {case}")]
+    Outcome {
+        case: String,
+        #[source]
+        why: Box<CapError>,
+    },
 }
 
-/// Just past the `"` that ends the JSON string whose text starts at `i`
-/// (a `\` escapes the byte after it); the length when none does.
-fn string_end(bytes: &[u8], mut i: usize) -> usize {
-    loop {
-        i = to_quote_or_backslash(bytes, i);
-        match bytes.get(i) {
-            None => return bytes.len(),
-            Some(b'"') => return i + 1,
-            Some(_) => i += 2,
-        }
-    }
-}
-
-/// The first `"` or `\` at or after `i` (the length when none is).
-fn to_quote_or_backslash(bytes: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Non-zero when a byte of `w` is `b` (the classic zero-byte test).
-    let holds = |w: u64, b: u8| {
-        let x = w ^ (ONES * u64::from(b));
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-        let w = u64::from_le_bytes(chunk);
-        if holds(w, b'"') | holds(w, b'\\') != 0 {
-            break;
-        }
-        i += 8;
-    }
-    while bytes.get(i).is_some_and(|&b| b != b'"' && b != b'\\') {
-        i += 1;
-    }
-    i.min(bytes.len())
+/// Why a returned value does not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    #[error(transparent)]
+    Tagged(#[from] crate::value::tagged::TaggedError),
 }
 
 /// One outcome within the caps: shown text cut, a value too large for the
 /// grader `output-too-large`; `Err` when it is not a valid outcome (a
 /// value that is not tagged JSON, a raised outcome without a class...).
 /// [`cap_outcome`] then [`check_outcome`].
-pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
+pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, CapError> {
     let outcome = cap_outcome(outcome)?;
     check_outcome(&outcome)?;
     Ok(outcome)
@@ -118,7 +93,7 @@ pub fn admit_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
 /// The cheap half of [`admit_outcome`], which never decodes a value: what a
 /// submission's total ([`outcome_bytes`]) is counted on, so a submission
 /// over it is refused before any of its values is decoded.
-pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
+pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, CapError> {
     match outcome {
         CaseOutcome::Returned { ref value, .. } => {
             let text = value.text().as_bytes();
@@ -127,9 +102,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
                 return Ok(CaseOutcome::OutputTooLarge);
             }
             if depth > MAX_VALUE_NESTING {
-                return Err(format!(
-                    "returned value nested deeper than {MAX_VALUE_NESTING} levels"
-                ));
+                return Err(CapError::TooDeep);
             }
             Ok(outcome)
         }
@@ -139,7 +112,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
             message,
         } => {
             if mro.is_empty() || class.is_empty() {
-                return Err("a raised outcome needs a class and a non-empty mro".into());
+                return Err(CapError::NoClass);
             }
             Ok(CaseOutcome::Raised {
                 class: cut(&class, MAX_CLASS_CHARS),
@@ -164,7 +137,7 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
             .flatten()
             .any(|s| !s.is_finite() || s < 0.0) =>
         {
-            Err("timeout seconds must be a non-negative number".into())
+            Err(CapError::BadTimeout)
         }
         other => Ok(other),
     }
@@ -175,16 +148,15 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, String> {
 /// A valid value over what the grader reads (an int in more decimal digits
 /// than Python reads, see `value::budget`) is kept: its case fails "too
 /// large to grade", the rest of the recording is graded.
-pub fn check_outcome(outcome: &CaseOutcome) -> Result<(), String> {
+pub fn check_outcome(outcome: &CaseOutcome) -> Result<(), CapError> {
     use crate::value::tagged::{decode, TaggedError};
-    match outcome {
-        CaseOutcome::Returned { value, .. } => match value.to_json().map(|json| decode(&json)) {
-            Ok(Ok(_)) | Ok(Err(TaggedError::TooLarge(_))) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(e) => Err(e),
-        }
-        .map_err(|e| format!("returned value is not valid tagged JSON: {e}")),
-        _ => Ok(()),
+    let CaseOutcome::Returned { value, .. } = outcome else {
+        return Ok(());
+    };
+    let json = value.to_json().map_err(|e| CapError::NotTagged(e.into()))?;
+    match decode(&json) {
+        Ok(_) | Err(TaggedError::TooLarge(_)) => Ok(()),
+        Err(e) => Err(CapError::NotTagged(e.into())),
     }
 }
 
@@ -229,21 +201,14 @@ pub fn outcome_bytes(outcome: &CaseOutcome) -> usize {
 }
 
 /// Why a recording holding this much is refused, if it is.
-pub fn over_total(total: usize) -> Option<String> {
-    (total > MAX_SUBMISSION_BYTES).then(|| {
-        format!(
-            "the recording holds {:.1} MiB of outcomes and output, more than the {} MiB one \
-             submission may record (returned values too large, e.g. a long list from every case)",
-            total as f64 / (1 << 20) as f64,
-            MAX_SUBMISSION_BYTES >> 20
-        )
-    })
+pub fn over_total(total: usize) -> Option<CapError> {
+    (total > MAX_SUBMISSION_BYTES).then_some(CapError::OverTotal { total })
 }
 
 /// A whole recording within the caps: its outcomes through
 /// [`admit_outcome`] (an invalid one refuses the recording), its output
 /// cut, its where-from fields and its total checked.
-pub fn admit_recording(mut rec: Recording) -> Result<Recording, String> {
+pub fn admit_recording(mut rec: Recording) -> Result<Recording, CapError> {
     let meta: [(&str, Option<&str>, usize); 7] = [
         ("submission", Some(&rec.submission), MAX_LONG_META_CHARS),
         (
@@ -264,13 +229,13 @@ pub fn admit_recording(mut rec: Recording) -> Result<Recording, String> {
     for (field, text, max) in meta {
         let chars = text.map_or(0, |t| t.chars().count());
         if chars > max {
-            return Err(format!(
-                "`{field}` is {chars} characters long, more than {max}"
-            ));
+            return Err(CapError::MetaTooLong { field, chars, max });
         }
     }
-    let named =
-        |case: &str, why: String| format!("outcome of {}: {why}", cut(case, MAX_META_CHARS));
+    let named = |case: &str, why: CapError| CapError::Outcome {
+        case: cut(case, MAX_META_CHARS),
+        why: Box::new(why),
+    };
     rec.output = cut(&rec.output, MAX_OUTPUT_CHARS);
     rec.integrity = crate::integrity::capped(std::mem::take(&mut rec.integrity));
     let mut total = rec.output.len();
@@ -364,75 +329,5 @@ mod tests {
             shared: None,
         };
         assert_eq!(admit_outcome(fits.clone()).unwrap(), fits);
-    }
-
-    #[test]
-    fn shapes_count_outside_strings() {
-        assert_eq!(json_shape(b"[0,0,[1]]"), (2, 5));
-        assert_eq!(json_shape(br#"["a,[b", "\",{"]"#), (1, 3));
-    }
-
-    /// The shape byte by byte, as a state machine: what [`json_shape`]
-    /// must agree with.
-    fn json_shape_bytewise(bytes: &[u8]) -> (usize, usize) {
-        let (mut depth, mut max, mut elements) = (0usize, 0usize, 1usize);
-        let (mut in_str, mut escaped) = (false, false);
-        for &b in bytes {
-            if in_str {
-                match (escaped, b) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => in_str = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match b {
-                b'"' => in_str = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    max = max.max(depth);
-                    elements += 1;
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                b',' => elements += 1,
-                _ => {}
-            }
-        }
-        (max, elements)
-    }
-
-    #[test]
-    fn shapes_skip_strings_as_the_bytewise_reading_does() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
-        let alphabet = b"[]{},\"\\ax0";
-        for _ in 0..20_000 {
-            let len = rng.gen_range(0..60);
-            let text: Vec<u8> = (0..len)
-                .map(|_| {
-                    if rng.gen_bool(0.5) {
-                        b'a'
-                    } else {
-                        alphabet[rng.gen_range(0..alphabet.len())]
-                    }
-                })
-                .collect();
-            assert_eq!(
-                json_shape(&text),
-                json_shape_bytewise(&text),
-                "{}",
-                String::from_utf8_lossy(&text)
-            );
-        }
-        let wide = format!(
-            "[{{\"$int\": \"0x{}\"}}, \"a\\\"]\", [[1]]]",
-            "f".repeat(75_000)
-        );
-        assert_eq!(json_shape(wide.as_bytes()), (3, 7));
-        assert_eq!(
-            json_shape(wide.as_bytes()),
-            json_shape_bytewise(wide.as_bytes())
-        );
     }
 }

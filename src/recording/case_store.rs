@@ -31,7 +31,7 @@ pub const STORE_FORMAT: &str = "autograder-store/3";
 const STORE_MAGIC: &[u8; 8] = b"agstore3";
 /// Largest store file read, and largest bincode one unpacks to (like a
 /// recording, it is bounded by what one submission may record).
-const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
+const MAX_STORE_BYTES: u64 = super::recording_file::MAX_RECORDING_BYTES;
 
 /// A case's key: what makes its call, hashed (16 bytes of sha256 over the
 /// function and the tagged JSON of its arguments). Its id, tags, weight and
@@ -39,13 +39,26 @@ const MAX_STORE_BYTES: u64 = super::store::MAX_RECORDING_BYTES;
 pub type CaseKey = [u8; 16];
 
 /// Every case's key, in corpus order: 16 bytes of sha256 over the case's
-/// input exactly as the harness reads it (see [`super::case_input`]).
+/// input exactly as the harness reads it (see [`case_input`]).
 pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
     use rayon::prelude::*;
-    (0..corpus.cases.len())
-        .into_par_iter()
-        .map(|i| key_of(&super::case_input(corpus, i)))
+    corpus
+        .cases
+        .par_iter()
+        .map(|c| key_of(&case_input(c)))
         .collect()
+}
+
+/// One case's input as the harness reads it, and as its key hashes it:
+/// `{"f": function, "a": [args], "k": [[name, value]]}` (tagged JSON values).
+pub fn case_input(c: &crate::corpus::Case) -> String {
+    use crate::value::tagged::encode;
+    serde_json::json!({
+        "f": c.checkpoint,
+        "a": c.args.iter().map(encode).collect::<Vec<_>>(),
+        "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 /// A case's key from its input: the first 16 bytes of its sha256.
@@ -67,7 +80,7 @@ pub fn other_keys(corpus: &Corpus) -> Vec<CaseKey> {
     selection
         .others
         .par_iter()
-        .map(|c| key_of(&super::input_of(c)))
+        .map(|c| key_of(&case_input(c)))
         .collect()
 }
 
@@ -192,25 +205,12 @@ impl StoreFile {
     }
 
     /// Adds what one session recorded (`(corpus index, outcome text)`, the
-    /// text as [`outcome_text`] writes it), keeping
-    /// only the cases of the current corpus (`keys`): a store follows its
-    /// corpus and does not grow with every edit.
-    pub fn add(
-        &mut self,
-        keys: &[CaseKey],
-        outcomes: impl IntoIterator<Item = (usize, impl AsRef<str>)>,
-        output: String,
-        integrity: &[Finding],
-        source: &[u8],
-        pyc: Option<String>,
-    ) {
-        self.add_keeping(keys, &[], outcomes, output, integrity, source, pyc)
-    }
-
-    /// [`StoreFile::add`], keeping also the outcomes of `others` (the
-    /// course's cases outside the selected assignments, see [`other_keys`]).
+    /// text as [`outcome_text`] writes it), keeping only the cases of the
+    /// current corpus (`keys`) and of `others` (the course's cases outside
+    /// the selected assignments, see [`other_keys`]): a store follows its
+    /// course and does not grow with every edit.
     #[allow(clippy::too_many_arguments)]
-    pub fn add_keeping(
+    pub fn add(
         &mut self,
         keys: &[CaseKey],
         others: &[CaseKey],
@@ -395,14 +395,14 @@ fn codec() -> impl bincode::Options {
 use bincode::Options as _;
 
 /// Writes a store file atomically (a temp file in its folder, then put in
-/// place by [`super::store::replace`]).
+/// place by [`crate::atomic::replace`]).
 pub fn write_store(path: &Path, store: &StoreFile) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let bytes = codec().serialize(store).map_err(std::io::Error::other)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(&pack(&bytes))?;
-    super::store::replace(tmp, path)
+    crate::atomic::replace(tmp, path)
 }
 
 /// One submission's outcomes as grading reads them: each case's outcome
@@ -473,7 +473,7 @@ impl Outcomes {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, c)| {
-                    let outcome = serde_json::from_str(self.get(i)?).ok()?;
+                    let outcome = CaseOutcome::parse(self.get(i)?).ok()?;
                     Some((c.id.clone(), outcome))
                 })
                 .collect(),
@@ -579,6 +579,7 @@ mod tests {
         });
         store.add(
             &keys,
+            &[],
             outcomes,
             "printed\n".into(),
             &[],
@@ -647,7 +648,15 @@ mod tests {
         let keys = [[1; 16], [2; 16]];
         let outcome = || outcome_text(&CaseOutcome::Missing);
         let mut store = StoreFile::new("ab", made());
-        store.add(&keys, [(0, outcome())], String::new(), &[], source, None);
+        store.add(
+            &keys,
+            &[],
+            [(0, outcome())],
+            String::new(),
+            &[],
+            source,
+            None,
+        );
         let scanned: Vec<Finding> = store.integrity.clone();
         assert!(
             scanned.iter().any(|f| f.what == "sys._getframe"),
@@ -660,6 +669,7 @@ mod tests {
         let seen = finding(Source::Runtime, "reply for a case never called");
         store.add(
             &keys,
+            &[],
             [(1, outcome())],
             String::new(),
             std::slice::from_ref(&seen),
@@ -672,7 +682,15 @@ mod tests {
         // Made by another scanner: scanned again, the marker gone, the
         // runtime finding kept.
         store.scanner = "older".into();
-        store.add(&keys, [(1, outcome())], String::new(), &[], source, None);
+        store.add(
+            &keys,
+            &[],
+            [(1, outcome())],
+            String::new(),
+            &[],
+            source,
+            None,
+        );
         assert!(!store.integrity.iter().any(|f| f.what == "marker"));
         assert!(store.integrity.contains(&seen));
         assert!(store.integrity.iter().any(|f| f.what == "sys._getframe"));

@@ -2,6 +2,7 @@
 //! submission, the interface to other runners. Documented in
 //! `docs/recording-format.md`.
 
+use super::json::{self, JsonError, MAX_OUTCOME_NESTING, MAX_VALUE_NESTING};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -120,6 +121,14 @@ pub enum CaseOutcome {
     },
 }
 
+impl CaseOutcome {
+    /// An outcome from its JSON text (as a child writes it, and as the
+    /// store and grading keep it), nested at most [`MAX_OUTCOME_NESTING`].
+    pub fn parse(text: &str) -> Result<CaseOutcome, JsonError> {
+        json::from_slice(text.as_bytes(), MAX_OUTCOME_NESTING)
+    }
+}
+
 /// A returned value as its tagged JSON text, kept as text (a list of
 /// 200,000 zeros is 400 KB of text, but 16 MB as a `serde_json::Value`):
 /// decoded when a case is graded, and dropped after.
@@ -134,26 +143,9 @@ impl RecordedValue {
     }
 
     /// The value as JSON; `Err` when it is nested deeper than
-    /// [`super::caps::MAX_VALUE_NESTING`] or not JSON.
-    pub fn to_json(&self) -> Result<serde_json::Value, String> {
-        let text = self.text();
-        if super::store::nesting(text.as_bytes()) > super::caps::MAX_VALUE_NESTING {
-            return Err(format!(
-                "nested deeper than {} levels",
-                super::caps::MAX_VALUE_NESTING
-            ));
-        }
-        let mut de = serde_json::Deserializer::from_str(text);
-        de.disable_recursion_limit();
-        let value = serde_json::Value::deserialize(&mut de).map_err(|e| e.to_string())?;
-        de.end().map_err(|e| e.to_string())?;
-        Ok(value)
-    }
-
-    /// The Python value: decoded from the text each time it is asked for.
-    pub fn decode(&self) -> Result<crate::value::PyValue, String> {
-        let json = self.to_json()?;
-        crate::value::tagged::decode(&json).map_err(|e| e.to_string())
+    /// [`MAX_VALUE_NESTING`] or not JSON.
+    pub fn to_json(&self) -> Result<serde_json::Value, JsonError> {
+        json::from_slice(self.text().as_bytes(), MAX_VALUE_NESTING)
     }
 }
 
@@ -387,6 +379,26 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<CaseOutcome>(bad).is_err(), "{bad}");
         }
+    }
+
+    /// One parser reads every outcome text (a child's, the store's), as
+    /// deep as a returned value may be, up to [`MAX_OUTCOME_NESTING`] and
+    /// never deeper.
+    #[test]
+    fn an_outcome_parses_as_deep_as_a_value_may_be() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"kind":"returned","value":{}0{},"shares_with_args":false,"args_changed":false}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        assert!(CaseOutcome::parse(&nested(300)).is_ok());
+        assert!(CaseOutcome::parse(&nested(MAX_OUTCOME_NESTING - 1)).is_ok());
+        assert!(matches!(
+            CaseOutcome::parse(&nested(MAX_OUTCOME_NESTING)),
+            Err(JsonError::TooDeep { .. })
+        ));
     }
 
     /// The sharing fields are optional: an outcome without them (older

@@ -1,0 +1,489 @@
+//! The runner: the only module that starts processes. It runs student code
+//! in a sandboxed, pre-forked Python harness and stores one outcome per
+//! case (what an outcome is, is [`crate::recording`]'s).
+//!
+//! Workers are OS threads, each owning one long-lived harness process (see
+//! `harness/harness.py`) inside bubblewrap when it works here, else under
+//! Landlock or rlimits. Submissions are pulled from a shared queue and
+//! results placed by index, so the output does not depend on `jobs`.
+//!
+//! [`record`] is the one entry point: a [`Request`] (what to record, how)
+//! and a [`Sink`] (what to do with each submission as soon as it is known).
+
+mod admission;
+mod cgroup;
+mod error;
+mod harness;
+mod inputs;
+mod plan;
+mod pool;
+mod progress;
+mod protocol;
+pub mod sandbox;
+mod self_test;
+mod worker;
+
+pub use error::{HarnessError, ProcessFailure, RecordError, SandboxError, SetupError};
+pub use harness::harness_version;
+pub use pool::MAX_WORKERS;
+pub use sandbox::{Isolation, IsolationChoice, Python};
+
+use crate::corpus::Corpus;
+use crate::recording::case_store::{self, CaseKey, Made, Outcomes};
+use crate::recording::format::Recording;
+use crate::recording::{read_recording, recording_path, write_recording, RecordingError};
+use crate::submission::{Submission, SubmissionSource};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Largest main.py recorded.
+pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
+
+/// How to record.
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    /// Worker count; 0 = all cores.
+    pub jobs: usize,
+    /// Per-case time limit (default 2 s).
+    pub case_timeout: Duration,
+    /// Where recordings go (default `.autograder/` in the current folder).
+    pub work_dir: PathBuf,
+    /// false with --no-cache.
+    pub use_cache: bool,
+    /// Progress on stderr: an indicatif bar on a terminal, else a plain
+    /// line every tenth of the run or every 10 s.
+    pub show_progress: bool,
+}
+
+impl Default for RecordOptions {
+    fn default() -> Self {
+        RecordOptions {
+            jobs: 0,
+            case_timeout: Duration::from_secs(2),
+            work_dir: PathBuf::from(".autograder"),
+            use_cache: true,
+            show_progress: false,
+        }
+    }
+}
+
+/// Less common knobs, with defaults that suit `autograder record`; the tests
+/// and the benchmark change them.
+#[derive(Clone, Debug)]
+pub struct Tuning {
+    /// `AUTOGRADER_ISOLATION` by default.
+    pub isolation: Result<IsolationChoice, sandbox::UnknownIsolation>,
+    /// The interpreter (`AUTOGRADER_PYTHON` by default; unset: /usr/bin/python3,
+    /// then python3 on PATH).
+    pub python: Option<PathBuf>,
+    /// false starts a fresh interpreter per submission (the benchmark's baseline).
+    pub prefork: bool,
+    /// Per-submission wall limit; default max(60 s, 10 × case timeout).
+    pub wall_limit: Option<Duration>,
+    /// RLIMIT_AS of the process running student code.
+    pub memory_bytes: u64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            isolation: IsolationChoice::from_env(),
+            python: std::env::var_os("AUTOGRADER_PYTHON").map(PathBuf::from),
+            prefork: true,
+            wall_limit: None,
+            memory_bytes: 1 << 30,
+        }
+    }
+}
+
+/// One submission's recording, or why it could not be had (import errors are NOT errors:
+/// they are a Recording whose outcomes are all `import-error`).
+#[derive(Debug)]
+pub struct SubmissionRecording {
+    pub id: String,
+    pub result: Result<Recording, RecordError>,
+}
+
+/// The interpreter and sandbox tier a run records with, settled before any
+/// submission runs.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    pub python: Python,
+    pub isolation: Isolation,
+    /// What the run must say about the choice (a fallback, a weaker tier).
+    pub notes: Vec<String>,
+}
+
+impl Environment {
+    /// Finds the interpreter and the sandbox tier `tuning` asks for; an
+    /// error (exit 2 in the CLI) says what was tried and how to fix it.
+    pub fn settle(tuning: &Tuning) -> Result<Environment, RecordError> {
+        let choice = tuning.isolation.clone().map_err(SetupError::from)?;
+        let python = Python::find(tuning.python.as_deref()).map_err(SetupError::Python)?;
+        let (isolation, notes) = choice.resolve(&python).map_err(SetupError::Tier)?;
+        Ok(Environment {
+            python,
+            isolation,
+            notes,
+        })
+    }
+
+    /// One line for the start of a run: the tier, the interpreter, the notes.
+    pub fn describe(&self) -> String {
+        let mut line = format!(
+            "sandbox: {} · {} ({})",
+            self.isolation.name(),
+            self.python.label(),
+            self.python.executable.display()
+        );
+        for note in &self.notes {
+            line.push_str("\nnote: ");
+            line.push_str(note);
+        }
+        line
+    }
+}
+
+/// Whether any submission must run here (not only shipped recordings).
+pub fn needs_sandbox(submissions: &[Submission]) -> bool {
+    submissions
+        .iter()
+        .any(|s| matches!(s.source, SubmissionSource::MainPy(_)))
+}
+
+/// What to record, and how.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    pub corpus: &'a Corpus,
+    pub submissions: &'a [Submission],
+    pub options: &'a RecordOptions,
+    /// `None`: [`Tuning::default`], read when the request is recorded.
+    pub tuning: Option<&'a Tuning>,
+    /// The interpreter and tier, when already settled (and said on
+    /// stderr); `None`: settled here, when a submission must run.
+    pub environment: Option<&'a Environment>,
+    /// [`case_store::case_keys`] of `corpus`, when the caller has them.
+    pub keys: Option<&'a [CaseKey]>,
+}
+
+impl<'a> Request<'a> {
+    /// Records `submissions` against `corpus` with `options` and the
+    /// default [`Tuning`].
+    pub fn new(
+        corpus: &'a Corpus,
+        submissions: &'a [Submission],
+        options: &'a RecordOptions,
+    ) -> Request<'a> {
+        Request {
+            corpus,
+            submissions,
+            options,
+            tuning: None,
+            environment: None,
+            keys: None,
+        }
+    }
+
+    pub fn tuning(self, tuning: &'a Tuning) -> Request<'a> {
+        Request {
+            tuning: Some(tuning),
+            ..self
+        }
+    }
+
+    pub fn environment(self, environment: Option<&'a Environment>) -> Request<'a> {
+        Request {
+            environment,
+            ..self
+        }
+    }
+
+    pub fn keys(self, keys: &'a [CaseKey]) -> Request<'a> {
+        Request {
+            keys: Some(keys),
+            ..self
+        }
+    }
+
+    /// [`record`] into [`Sink::Recordings`], gathered: one entry per
+    /// submission, in input order, deterministic whatever `jobs` is.
+    pub fn recordings(&self) -> Result<Vec<SubmissionRecording>, RecordError> {
+        let slots: Mutex<Vec<Option<Result<Recording, RecordError>>>> =
+            Mutex::new(self.submissions.iter().map(|_| None).collect());
+        record(
+            self,
+            Sink::Recordings(&|index, result| {
+                if let Ok(mut slots) = slots.lock() {
+                    slots[index] = Some(result);
+                }
+            }),
+        )?;
+        let slots = slots.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(self
+            .submissions
+            .iter()
+            .zip(slots)
+            .map(|(sub, result)| SubmissionRecording {
+                id: sub.id.clone(),
+                result: result.unwrap_or_else(|| Err(HarnessError::NotRecorded.into())),
+            })
+            .collect())
+    }
+}
+
+/// What becomes of one submission: its outcomes (and what its code
+/// printed, when it ran here), or why it has none.
+pub type Delivered = Result<(Outcomes, Option<String>), RecordError>;
+
+/// Where each submission goes as soon as it is known, from any thread, in
+/// no particular order (`index`: its place in [`Request::submissions`]).
+#[derive(Clone, Copy)]
+pub enum Sink<'a> {
+    /// Its outcomes, for grading at once.
+    Outcomes(&'a (dyn Fn(usize, Delivered) + Sync)),
+    /// Its recording, also written as JSON (`recordings/<id>.json` under the
+    /// work dir), the interchange format, when it was made from `main.py`;
+    /// a shipped one is handed on as shipped. A recording that cannot be
+    /// written fails the run (the grader's fault, not the submission's).
+    Recordings(&'a (dyn Fn(usize, Result<Recording, RecordError>) + Sync)),
+}
+
+/// Records every submission of `request` (or reads it from the store or a
+/// shipped recording; only the cases the store lacks are recorded) and
+/// hands each to `sink`. Returns an error, and delivers no more, when the
+/// grader itself cannot record (see [`RecordError::is_grader_fault`]).
+pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
+    let default;
+    let tuning = match request.tuning {
+        Some(tuning) => tuning,
+        None => {
+            default = Tuning::default();
+            &default
+        }
+    };
+    let settled = match (request.environment, needs_sandbox(request.submissions)) {
+        (None, true) => Some(Environment::settle(tuning)?),
+        _ => None,
+    };
+    let env = request.environment.or(settled.as_ref());
+    let computed;
+    let keys = match request.keys {
+        Some(keys) => keys,
+        None => {
+            computed = case_store::case_keys(request.corpus);
+            &computed
+        }
+    };
+    match sink {
+        Sink::Outcomes(deliver) => record_each(request, tuning, keys, env, deliver),
+        Sink::Recordings(each) => recordings(request, tuning, keys, env, each),
+    }
+}
+
+/// [`Sink::Recordings`]: each delivered submission made a recording,
+/// written under the work dir.
+fn recordings(
+    request: &Request,
+    tuning: &Tuning,
+    keys: &[CaseKey],
+    env: Option<&Environment>,
+    each: &(dyn Fn(usize, Result<Recording, RecordError>) + Sync),
+) -> Result<(), RecordError> {
+    let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
+    let unwritten: Mutex<Option<RecordError>> = Mutex::new(None);
+    record_each(request, tuning, keys, env, &|index, delivered| {
+        let sub = &submissions[index];
+        let result = match &sub.source {
+            // Kept as shipped (it may answer another corpus).
+            SubmissionSource::Recording(path) => read_recording(path).map_err(RecordError::from),
+            _ => delivered.map(|(outcomes, output)| {
+                outcomes.to_recording(corpus, &sub.id, output.unwrap_or_default())
+            }),
+        };
+        if let (Ok(rec), SubmissionSource::MainPy(_)) = (&result, &sub.source) {
+            let path = recording_path(&opts.work_dir, &sub.id);
+            if let Err(e) = write_recording(&path, rec) {
+                if let Ok(mut u) = unwritten.lock() {
+                    u.get_or_insert(store_error(e));
+                }
+                return;
+            }
+        }
+        each(index, result);
+    })?;
+    match unwritten.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A recording that could not be written: the grader's fault.
+fn store_error(e: RecordingError) -> RecordError {
+    match e {
+        RecordingError::Io { path, source } => RecordError::Store { path, source },
+        RecordingError::Invalid { path, why } => RecordError::Store {
+            path,
+            source: std::io::Error::other(why),
+        },
+    }
+}
+
+/// Hands every submission's outcomes to `deliver` (see [`record`]).
+fn record_each(
+    request: &Request,
+    tuning: &Tuning,
+    keys: &[CaseKey],
+    env: Option<&Environment>,
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Result<(), RecordError> {
+    let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
+    use rayon::prelude::*;
+    let Some(env) = env else {
+        // Only shipped recordings and unusable folders need no sandbox.
+        submissions.par_iter().enumerate().for_each(|(index, sub)| {
+            deliver(index, not_run(corpus, sub));
+        });
+        return Ok(());
+    };
+    let jobs: Vec<Job> = submissions
+        .par_iter()
+        .enumerate()
+        .filter_map(|(index, sub)| {
+            let SubmissionSource::MainPy(path) = &sub.source else {
+                deliver(index, not_run(corpus, sub));
+                return None;
+            };
+            let job = Job {
+                index,
+                id: sub.id.clone(),
+                path: path.clone(),
+                missing: None,
+                sha256: None,
+            };
+            if !opts.use_cache || inside(&opts.work_dir, &sub.dir) {
+                return Some(job);
+            }
+            from_store(job, keys, opts, env, deliver)
+        })
+        .collect();
+    // A source several submissions share is recorded once: the first of
+    // them is, then the others read its outcomes from the store.
+    let mut seen = std::collections::HashSet::new();
+    let (first, again): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|job| {
+        job.sha256
+            .as_ref()
+            .map_or(true, |sha| seen.insert(sha.clone()))
+    });
+    pool::run_jobs(corpus, keys, &first, opts, tuning, env, deliver)?;
+    let left: Vec<Job> = again
+        .into_par_iter()
+        .filter_map(|job| from_store(job, keys, opts, env, deliver))
+        .collect();
+    pool::run_jobs(corpus, keys, &left, opts, tuning, env, deliver)
+}
+
+/// A submission waiting for the sandbox.
+pub(crate) struct Job {
+    pub index: usize,
+    pub id: String,
+    pub path: PathBuf,
+    /// The corpus indices its store lacks (`None`: every case).
+    pub missing: Option<Vec<usize>>,
+    /// Its source's hash, when its outcomes go to a store other
+    /// submissions may share (not with `--no-cache`).
+    pub sha256: Option<String>,
+}
+
+/// A submission that does not run here: a shipped recording, or a folder
+/// that cannot be graded.
+fn not_run(corpus: &Corpus, sub: &Submission) -> Delivered {
+    match &sub.source {
+        SubmissionSource::Recording(path) => {
+            let rec = read_recording(path)?;
+            Ok((Outcomes::of_recording(corpus, rec), None))
+        }
+        SubmissionSource::Unusable(why) => Err(RecordError::Unusable(why.clone())),
+        SubmissionSource::MainPy(_) => Err(SetupError::NotSettled.into()),
+    }
+}
+
+/// Delivers `job`'s outcomes from the store when it holds every case;
+/// else returns the job, with the cases the store lacks and its source's hash.
+fn from_store(
+    job: Job,
+    keys: &[CaseKey],
+    opts: &RecordOptions,
+    env: &Environment,
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Option<Job> {
+    let loaded = crate::timings::STORE_LOAD.time(|| {
+        let source = read_source(&job.path)?;
+        let sha256 = hex::encode(Sha256::digest(&source));
+        let made = made(env, "");
+        let path = case_store::store_path(&opts.work_dir, &sha256, &made);
+        Ok(case_store::load(&path, &sha256, &made, keys, &source).map_err(|m| (m, sha256)))
+    });
+    let delivered = match loaded {
+        Err(e) => Err(e),
+        Ok(Ok(outcomes)) => {
+            crate::timings::STORE_LOAD.found();
+            Ok((outcomes, None))
+        }
+        Ok(Err((missing, sha256))) => {
+            return Some(Job {
+                missing,
+                sha256: Some(sha256),
+                ..job
+            })
+        }
+    };
+    deliver(job.index, delivered);
+    None
+}
+
+/// Where outcomes recorded in `env` were made (`sandbox`: what the
+/// self-test found held).
+pub(crate) fn made(env: &Environment, sandbox: &str) -> Made {
+    Made {
+        harness: harness_version().to_string(),
+        python: env.python.version.clone(),
+        isolation: env.isolation.name().to_string(),
+        sandbox: sandbox.to_string(),
+    }
+}
+
+/// Whether the work dir is inside the submission's own folder (`grade .` in
+/// a student's repository with the default work dir): a store there is
+/// never trusted, since the student could have committed a forged one.
+fn inside(work_dir: &Path, submission_dir: &Path) -> bool {
+    match (
+        std::fs::canonicalize(work_dir),
+        std::fs::canonicalize(submission_dir),
+    ) {
+        (Ok(work), Ok(dir)) => work.starts_with(&dir),
+        _ => true,
+    }
+}
+
+pub(crate) fn read_source(path: &Path) -> Result<Vec<u8>, RecordError> {
+    let io = |source: std::io::Error| RecordError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::symlink_metadata(path).map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(RecordError::SourceTooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+        });
+    }
+    std::fs::read(path).map_err(io)
+}

@@ -1,0 +1,43 @@
+//! Which cases one submission runs, in the harness's order.
+
+use super::inputs::Inputs;
+use super::SetupError;
+
+/// Which cases one submission runs, in the harness's order.
+pub(super) struct Plan {
+    /// The corpus indices, in the order the harness runs them.
+    pub order: Vec<usize>,
+    /// For a subset: the positions of its visible cases among the visible
+    /// inputs, and of its hidden cases among the hidden inputs.
+    pub subset: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+impl Plan {
+    pub fn new(inputs: &Inputs, only: Option<&[usize]>) -> Result<Plan, SetupError> {
+        let Some(only) = only else {
+            return Ok(Plan {
+                order: inputs.order.clone(),
+                subset: None,
+            });
+        };
+        let total = inputs.order.len();
+        let mut positions = Vec::with_capacity(only.len());
+        for &i in only {
+            match inputs.position.get(i) {
+                Some(&k) => positions.push(k),
+                None => return Err(SetupError::CaseOutOfRange { index: i, total }),
+            }
+        }
+        positions.sort_unstable();
+        positions.dedup();
+        let split = positions.partition_point(|&k| k < inputs.visible_count);
+        let hidden = positions[split..]
+            .iter()
+            .map(|&k| k - inputs.visible_count)
+            .collect();
+        Ok(Plan {
+            order: positions.iter().map(|&k| inputs.order[k]).collect(),
+            subset: Some((positions[..split].to_vec(), hidden)),
+        })
+    }
+}

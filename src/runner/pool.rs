@@ -1,0 +1,233 @@
+//! The pool: one thread per worker, each owning a pre-forked harness,
+//! taking submissions from a shared queue; a failure on the grader's side
+//! is retried once on a fresh worker, and a second one stops the run.
+
+use super::inputs::case_inputs;
+use super::sandbox::{self, UidLease};
+use super::worker::{Limits, Setup, Worker};
+use super::{made, read_source, Delivered, Environment, Job, RecordError, RecordOptions, Tuning};
+use super::{SandboxError, SetupError};
+use crate::corpus::Corpus;
+use crate::recording::case_store::{self, CaseKey, Outcomes, StoreFile};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// At most this many pre-forked interpreters at once, whatever `--jobs` asks:
+/// each holds a Python process and a uid from the sandbox's range.
+pub const MAX_WORKERS: usize = 64;
+
+fn worker_count(opts: &RecordOptions, jobs: usize) -> usize {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let wanted = if opts.jobs == 0 { cores } else { opts.jobs };
+    wanted.clamp(1, jobs.clamp(1, MAX_WORKERS))
+}
+
+/// Files student code must never read, which the harness's self-test tries:
+/// the corpus and the grader's own binary.
+fn must_not_read(corpus: &Corpus) -> Vec<PathBuf> {
+    let mut paths = vec![corpus.root.join("course.toml")];
+    paths.extend(corpus.cases.first().map(|c| c.file.clone()));
+    paths.extend(std::env::current_exe().ok());
+    paths
+        .into_iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// What the workers share while recording.
+struct Shared<'a> {
+    setup: Setup,
+    keys: &'a [CaseKey],
+    /// The keys of the course's cases outside the selected assignments:
+    /// kept in the store along with `keys`.
+    others: Vec<CaseKey>,
+    env: &'a Environment,
+    opts: &'a RecordOptions,
+    prefork: bool,
+    /// What the first worker's self-test found held; stored in recordings.
+    sandbox: OnceLock<String>,
+    /// Set when the grader failed for good: workers take no more jobs.
+    abort: std::sync::atomic::AtomicBool,
+}
+
+pub(super) fn run_jobs(
+    corpus: &Corpus,
+    keys: &[CaseKey],
+    jobs: &[Job],
+    opts: &RecordOptions,
+    tuning: &Tuning,
+    env: &Environment,
+    deliver: &(dyn Fn(usize, Delivered) + Sync),
+) -> Result<(), RecordError> {
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let wall = tuning
+        .wall_limit
+        .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
+    let shared = Shared {
+        setup: Setup {
+            isolation: env.isolation,
+            python: env.python.clone(),
+            must_not_read: must_not_read(corpus),
+            limits: Limits {
+                case_timeout: opts.case_timeout,
+                wall,
+                memory_bytes: tuning.memory_bytes,
+                file_bytes: 16 << 20,
+                open_files: 64,
+                processes: 32,
+                workers: worker_count(opts, jobs.len()),
+            },
+            inputs: case_inputs(corpus),
+        },
+        keys,
+        others: case_store::other_keys(corpus),
+        env,
+        opts,
+        prefork: tuning.prefork,
+        sandbox: OnceLock::new(),
+        abort: Default::default(),
+    };
+    let started = Mutex::new(Some(preflight(&shared)?));
+    let progress = super::progress::progress_bar(opts, jobs.len());
+    let next = AtomicUsize::new(0);
+    // (input index, error) of each submission the grader failed on.
+    let aborted: Mutex<Vec<(usize, RecordError)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..worker_count(opts, jobs.len()) {
+            scope.spawn(|| {
+                // The first thread takes the preflight's worker; the others
+                // start their own when they get a job.
+                let taken = started.lock().ok().and_then(|mut s| s.take());
+                let (lease, mut worker) = match taken {
+                    Some((lease, worker)) => (Ok(lease), Some(worker)),
+                    None => (sandbox::lease_uid().map_err(Arc::new), None),
+                };
+                while !shared.abort.load(Ordering::SeqCst) {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(k) else { break };
+                    let result = match &lease {
+                        Err(e) => Err(SandboxError::Lease(e.clone()).into()),
+                        Ok(lease) => {
+                            // A failure on the grader's side is retried once,
+                            // on a fresh worker.
+                            let first = record_one(&shared, lease.as_ref(), &mut worker, job);
+                            match first {
+                                Err(e) if e.is_grader_fault() => {
+                                    worker = None;
+                                    record_one(&shared, lease.as_ref(), &mut worker, job)
+                                }
+                                other => other,
+                            }
+                        }
+                    };
+                    if let Some(p) = &progress {
+                        p.inc();
+                    }
+                    match result {
+                        Err(e) if e.is_grader_fault() => {
+                            shared.abort.store(true, Ordering::SeqCst);
+                            if let Ok(mut a) = aborted.lock() {
+                                a.push((job.index, e));
+                            }
+                        }
+                        other => deliver(job.index, other),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(p) = progress {
+        p.finish();
+    }
+    // The first submission (in input order) the grader failed on stops the run.
+    let aborted = aborted.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some((index, error)) = aborted.into_iter().min_by_key(|(i, _)| *i) {
+        let submission = jobs
+            .iter()
+            .find(|j| j.index == index)
+            .map_or_else(String::new, |j| j.id.clone());
+        return Err(RecordError::Aborted {
+            submission,
+            error: Box::new(error),
+        });
+    }
+    Ok(())
+}
+
+/// Starts one worker before any submission runs: a harness that does not
+/// start, or a sandbox whose self-test fails, stops the run here with the
+/// reason, not as the first submission's failure.
+/// The worker is kept, with its uid, for the first recording thread.
+fn preflight(shared: &Shared) -> Result<Started, RecordError> {
+    let lease = sandbox::lease_uid()?;
+    let worker = Worker::start(&shared.setup, lease.as_ref())
+        .map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
+    let _ = shared.sandbox.set(worker.sandbox.clone());
+    Ok((lease, worker))
+}
+
+/// A started worker with the uid it runs as.
+type Started = (Option<UidLease>, Worker);
+
+/// Records the cases `job`'s store lacks, stores them, and returns the
+/// submission's outcomes with what its code printed.
+fn record_one(
+    shared: &Shared,
+    lease: Option<&UidLease>,
+    worker: &mut Option<Worker>,
+    job: &Job,
+) -> Result<(Outcomes, Option<String>), RecordError> {
+    // Read again here, so that sources are never all held at once.
+    let source = read_source(&job.path)?;
+    let sha256 = hex::encode(Sha256::digest(&source));
+    if worker.as_mut().is_some_and(|w| !w.alive()) {
+        *worker = None;
+    }
+    let w = match worker {
+        Some(w) => w,
+        None => worker.insert(Worker::start(&shared.setup, lease)?),
+    };
+    let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
+    let made = made(shared.env, &sandbox);
+    let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);
+    // Only some cases missing: the store has the others, and main.py compiled.
+    let stored = match &job.missing {
+        Some(_) => case_store::read_store(&path, &sha256, &made),
+        None => None,
+    };
+    let pyc = stored
+        .as_ref()
+        .map(|s| s.pyc.as_str())
+        .filter(|p| !p.is_empty());
+    let reply = w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref());
+    // (A refused submission leaves its worker answering in step.)
+    if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
+        *worker = None;
+    }
+    let reply = reply?;
+    let mut store = stored.unwrap_or_else(|| StoreFile::new(&sha256, made.clone()));
+    store.made = made;
+    let output = reply.output;
+    store.add(
+        shared.keys,
+        &shared.others,
+        reply.outcomes,
+        output.clone(),
+        &reply.integrity,
+        &source,
+        reply.pyc,
+    );
+    case_store::write_store(&path, &store).map_err(|source| RecordError::Store {
+        path: path.clone(),
+        source,
+    })?;
+    Ok((store.outcomes_for(shared.keys, &source), Some(output)))
+}

@@ -1,0 +1,228 @@
+//! The wire protocol between a worker and its harness: JSON lines over the
+//! harness's stdin and stdout. Every line is built and read here, with
+//! serde (the cases' inputs, already JSON, go in as [`RawValue`]s, never
+//! spliced as text).
+//!
+//! # The conversation
+//!
+//! 1. **Init** (grader → harness, one line, [`Init`]): the uid and gid to
+//!    run student code as (`null`: none of its own), the scratch folder as
+//!    the harness sees it, the per-case `timeout` and per-submission `wall`
+//!    in seconds, the rlimits (`limits`: `as`, `cpu`, `fsize`, `nofile`,
+//!    `nproc`, `core`), how many `workers` record at once, the `tagged`
+//!    codec's and the `confine` rules' Python sources, the sandbox `tier`,
+//!    the folders the interpreter reads (`read_roots`), files the
+//!    self-test must fail to read (`must_not_read`), how many cases are
+//!    hidden (`hidden_count`) and the visible cases' inputs (`cases`:
+//!    `[{"f": function, "a": [args], "k": [[name, value]]}, ...]`, tagged
+//!    JSON values).
+//! 2. **Ready** (harness → grader, one line): `{"ready": true, "python":
+//!    "3.x.y", "self_test": {...}}`, what the sandbox's self-test found held
+//!    (see [`super::self_test`]).
+//! 3. Per submission, a **job** (grader → harness): the line `job`, then
+//!    [`JobLine`]: `source_hex` (main.py), `pyc_hex` (a `.pyc` an earlier
+//!    session compiled, when the store has one), and for a subset of the
+//!    cases `visible` (positions among the visible inputs) and `hidden`
+//!    (how many hidden cases it runs).
+//! 4. When the job runs hidden cases and every visible one is answered, the
+//!    harness asks [`HIDDEN_REQUEST`]; the grader answers with one line, a
+//!    JSON array of the hidden inputs the job runs (all of them, in corpus
+//!    order, or the subset's).
+//! 5. The **reply** (harness → grader, one line): a JSON head ([`Head`]:
+//!    `n` outcomes, the captured `output`, runtime `integrity` findings,
+//!    the `pyc` it compiled, or an `error`), then each outcome after a tab,
+//!    as the child wrote it (the supervisor passes outcome texts on
+//!    unparsed; they are admitted by [`super::admission`]).
+
+use super::worker::Setup;
+use super::HarnessError;
+use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::path::{Path, PathBuf};
+
+/// What a supervisor writes when its submission's visible cases are all
+/// answered and it needs the hidden cases' inputs.
+pub const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
+
+/// The first line a harness reads.
+#[derive(Serialize)]
+pub struct Init<'a> {
+    uid: Option<u32>,
+    gid: Option<u32>,
+    scratch: String,
+    timeout: f64,
+    wall: f64,
+    limits: RLimits,
+    workers: usize,
+    tagged: &'static str,
+    tier: &'static str,
+    read_roots: &'a [PathBuf],
+    must_not_read: &'a [PathBuf],
+    hidden_count: usize,
+    confine: &'static str,
+    cases: &'a RawValue,
+}
+
+/// The rlimits every child runs under.
+#[derive(Serialize)]
+struct RLimits {
+    #[serde(rename = "as")]
+    address_space: u64,
+    cpu: u64,
+    fsize: u64,
+    nofile: u64,
+    nproc: u64,
+    core: u64,
+}
+
+/// The init line (with its newline) for a worker of `setup` running
+/// student code as `uid`, its scratch folder at `scratch` as the harness
+/// sees it.
+pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<String, JsonError> {
+    let limits = &setup.limits;
+    let wall = limits.wall.as_secs_f64();
+    let init = Init {
+        uid,
+        gid: uid,
+        scratch: scratch.to_string_lossy().into_owned(),
+        timeout: limits.case_timeout.as_secs_f64(),
+        wall,
+        limits: RLimits {
+            address_space: limits.memory_bytes,
+            cpu: wall.ceil() as u64 + 1,
+            fsize: limits.file_bytes,
+            nofile: limits.open_files,
+            nproc: limits.processes,
+            core: 0,
+        },
+        workers: limits.workers,
+        tagged: super::harness::TAGGED_PY,
+        tier: setup.isolation.name(),
+        read_roots: &setup.python.roots,
+        must_not_read: &setup.must_not_read,
+        hidden_count: setup.inputs.order.len() - setup.inputs.visible_count,
+        confine: super::harness::CONFINE_PY,
+        cases: &setup.inputs.visible,
+    };
+    let mut line = serde_json::to_string(&init)?;
+    line.push('\n');
+    Ok(line)
+}
+
+/// One submission's job, after its `job` line.
+#[derive(Serialize)]
+struct JobLine<'a> {
+    source_hex: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pyc_hex: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visible: Option<&'a [usize]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden: Option<usize>,
+}
+
+/// The lines that give the harness one submission: `source`, the `pyc`
+/// compiled before (if any), and for a subset the positions of its visible
+/// cases and how many hidden cases it runs.
+pub fn job_lines(source: &[u8], pyc: Option<&str>, subset: Option<(&[usize], usize)>) -> String {
+    let job = JobLine {
+        source_hex: hex::encode(source),
+        pyc_hex: pyc,
+        visible: subset.map(|(visible, _)| visible),
+        hidden: subset.map(|(_, hidden)| hidden),
+    };
+    // Serializing strings and numbers cannot fail.
+    let body = serde_json::to_string(&job).unwrap_or_default();
+    format!("job\n{body}\n")
+}
+
+/// The head of a reply.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    pub n: usize,
+    pub output: String,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub integrity: Vec<Seen>,
+    #[serde(default)]
+    pub pyc: Option<String>,
+}
+
+/// One thing the supervisor saw (`kind`, `what`), student-shaped text.
+#[derive(Deserialize)]
+pub struct Seen {
+    pub kind: String,
+    pub what: String,
+}
+
+/// A reply split into its head and its outcome texts (still unparsed).
+pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let (head, rest) = match line.split_once('\t') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (line, None),
+    };
+    let head: Head =
+        json::from_slice(head.as_bytes(), MAX_REPLY_HEAD_NESTING).map_err(|e| match e {
+            JsonError::TooDeep { .. } => HarnessError::TooDeep,
+            JsonError::Syntax(e) => HarnessError::Malformed(e),
+        })?;
+    if let Some(error) = head.error {
+        return Err(HarnessError::Reported(error));
+    }
+    let texts = rest.map(|r| r.split('\t').collect()).unwrap_or_default();
+    Ok((
+        Head {
+            error: None,
+            ..head
+        },
+        texts,
+    ))
+}
+
+/// The hidden inputs a job runs, as the line that answers
+/// [`HIDDEN_REQUEST`]: a JSON array of inputs already JSON.
+pub fn hidden_line<'a>(inputs: impl IntoIterator<Item = &'a str>) -> String {
+    let mut line = String::from("[");
+    for (i, input) in inputs.into_iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(input);
+    }
+    line.push_str("]\n");
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_line_holds_exactly_what_it_is_given() {
+        assert_eq!(
+            job_lines(b"x", None, None),
+            "job\n{\"source_hex\":\"78\"}\n"
+        );
+        assert_eq!(
+            job_lines(b"", Some("00ff"), Some((&[0, 2], 1))),
+            "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1}\n"
+        );
+    }
+
+    #[test]
+    fn a_reply_is_split_into_its_head_and_outcome_texts() {
+        let (head, texts) = read_reply("{\"n\":2,\"output\":\"o\"}\ta\tb\n").unwrap();
+        assert_eq!((head.n, head.output.as_str()), (2, "o"));
+        assert_eq!(texts, ["a", "b"]);
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        assert!(matches!(read_reply(&deep), Err(HarnessError::TooDeep)));
+        assert!(matches!(
+            read_reply("{\"n\":0,\"output\":\"\",\"error\":\"boom\"}"),
+            Err(HarnessError::Reported(e)) if e == "boom"
+        ));
+    }
+}

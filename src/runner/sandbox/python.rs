@@ -1,0 +1,178 @@
+//! The CPython that runs the harness: found, probed and refused here.
+
+use super::output_within;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
+
+/// The interpreter asked for when neither `--python` nor `AUTOGRADER_PYTHON`
+/// names one (then `python3` on PATH).
+pub const DEFAULT_PYTHON: &str = "/usr/bin/python3";
+/// The oldest CPython the harness runs on (Ubuntu 20.04's).
+pub const MIN_PYTHON: (u32, u32) = (3, 8);
+/// Arguments that make runs deterministic and independent of user site dirs
+/// (`-I` would ignore PYTHONHASHSEED; `-P` exists only from 3.11, so the
+/// harness drops the start folder from `sys.path` itself).
+pub const PYTHON_FLAGS: &[&str] = &["-s", "-S"];
+/// Why no usable interpreter was found; each says what was tried and
+/// what to do (the I/O error is shown before that advice, not as a
+/// `source` after it).
+#[derive(Debug, thiserror::Error)]
+pub enum PythonError {
+    #[error("--python is empty")]
+    Empty,
+    #[error("--python {}: no such program on PATH", .0.display())]
+    NotOnPath(PathBuf),
+    #[error("no Python found: {DEFAULT_PYTHON} does not exist and there is no python3 on \
+             PATH; install CPython {}.{} or newer, or pass --python PATH", MIN_PYTHON.0, MIN_PYTHON.1)]
+    NoneFound,
+    #[error("cannot run {}: {error}; {}", path.display(), fix())]
+    CannotRun {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} does not work as a Python interpreter ({status}: {last}); {}", path.display(), fix())]
+    NotAnInterpreter {
+        path: PathBuf,
+        status: ExitStatus,
+        last: String,
+    },
+    #[error("{} is {implementation} {version}; the harness needs CPython {}.{} or newer; {}",
+        path.display(), MIN_PYTHON.0, MIN_PYTHON.1, fix())]
+    Unsupported {
+        path: PathBuf,
+        implementation: String,
+        version: String,
+    },
+}
+
+/// What to do about an unusable interpreter.
+fn fix() -> String {
+    format!(
+        "pass --python PATH (or set AUTOGRADER_PYTHON) to a CPython {}.{} or newer",
+        MIN_PYTHON.0, MIN_PYTHON.1
+    )
+}
+
+/// The CPython that runs the harness, as probed before anything is recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Python {
+    /// The interpreter as asked for (for messages).
+    pub requested: PathBuf,
+    /// The file executed: the real interpreter behind a symlink, a venv or a
+    /// version manager's shim.
+    pub executable: PathBuf,
+    /// `major.minor.micro`.
+    pub version: String,
+    /// Folders the interpreter reads from (its prefixes and its executable's
+    /// folder): bound into bwrap, readable under landlock.
+    pub roots: Vec<PathBuf>,
+}
+
+impl Python {
+    /// The interpreter `--python` (or `AUTOGRADER_PYTHON`) names, else
+    /// `/usr/bin/python3`, else `python3` on PATH; refused unless it is
+    /// CPython 3.8 or newer. Errors say what was tried and what to do.
+    pub fn find(requested: Option<&Path>) -> Result<Python, PythonError> {
+        Python::locate(requested)
+    }
+
+    fn locate(requested: Option<&Path>) -> Result<Python, PythonError> {
+        let path = match requested {
+            Some(p) if p.as_os_str().is_empty() => return Err(PythonError::Empty),
+            Some(p) if p.components().count() == 1 && !p.is_absolute() => {
+                on_path(p).ok_or_else(|| PythonError::NotOnPath(p.to_path_buf()))?
+            }
+            Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
+            None if Path::new(DEFAULT_PYTHON).exists() => PathBuf::from(DEFAULT_PYTHON),
+            None => on_path(Path::new("python3")).ok_or(PythonError::NoneFound)?,
+        };
+        Python::probe(&path)
+    }
+
+    fn probe(path: &Path) -> Result<Python, PythonError> {
+        const PROBE: &str = "import json, os, platform, sys\n\
+            r = lambda p: os.path.realpath(p) if p else ''\n\
+            print(json.dumps({'impl': platform.python_implementation(),\n\
+              'version': list(sys.version_info[:3]), 'executable': r(sys.executable),\n\
+              'roots': [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]\n\
+                       + [os.path.dirname(r(sys.executable))]}))\n";
+        let mut cmd = Command::new(path);
+        cmd.args(["-E", "-s", "-S", "-c", PROBE])
+            .env_clear()
+            .stdin(std::process::Stdio::null());
+        let out = output_within(cmd, Duration::from_secs(30)).map_err(|error| {
+            PythonError::CannotRun {
+                path: path.to_path_buf(),
+                error,
+            }
+        })?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            #[serde(rename = "impl")]
+            implementation: String,
+            version: Vec<u32>,
+            executable: String,
+            roots: Vec<String>,
+        }
+        let probe: Probe = match (out.status.success(), serde_json::from_str(text.trim())) {
+            (true, Ok(p)) => p,
+            _ => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err.trim().lines().last().unwrap_or("it printed nothing");
+                return Err(PythonError::NotAnInterpreter {
+                    path: path.to_path_buf(),
+                    status: out.status,
+                    last: last.to_string(),
+                });
+            }
+        };
+        let version = probe
+            .version
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".");
+        let too_old = (probe.version.first(), probe.version.get(1))
+            < (Some(&MIN_PYTHON.0), Some(&MIN_PYTHON.1));
+        if probe.implementation != "CPython" || too_old {
+            return Err(PythonError::Unsupported {
+                path: path.to_path_buf(),
+                implementation: probe.implementation,
+                version,
+            });
+        }
+        let executable = if probe.executable.is_empty() {
+            path.to_path_buf()
+        } else {
+            PathBuf::from(probe.executable)
+        };
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for root in probe.roots.into_iter().filter(|r| !r.is_empty()) {
+            let root = PathBuf::from(root);
+            if root != Path::new("/") && !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        Ok(Python {
+            requested: path.to_path_buf(),
+            executable,
+            version,
+            roots,
+        })
+    }
+
+    /// `CPython 3.10.13`, as reports show it.
+    pub fn label(&self) -> String {
+        format!("CPython {}", self.version)
+    }
+}
+
+/// The first `name` on PATH that is a file.
+pub(super) fn on_path(name: &Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}

@@ -1,0 +1,133 @@
+//! Each sandbox tier's facts in one place: its name in recordings, where
+//! its scratch folder lives, and what its self-test must prove before any
+//! submission runs (the harness's side is `harness/confine.py` and the
+//! tier branches of `harness/harness.py`).
+
+use super::Isolation;
+use super::SandboxError;
+
+impl Isolation {
+    /// The name stored in recordings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Bwrap => "bwrap",
+            Isolation::Landlock => "landlock",
+            Isolation::Rlimits => "rlimits",
+        }
+    }
+
+    /// Whether a worker's scratch folder is made on the host (bwrap: the
+    /// sandbox's own /tmp is).
+    pub fn host_scratch(self) -> bool {
+        match self {
+            Isolation::Bwrap => false,
+            Isolation::Landlock | Isolation::Rlimits => true,
+        }
+    }
+}
+
+/// What the harness's self-test found.
+#[derive(serde::Deserialize)]
+pub struct SelfTest {
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub host_files_hidden: bool,
+    #[serde(default)]
+    pub root_hidden: bool,
+    #[serde(default)]
+    pub inet_refused: bool,
+    /// The child could not signal, re-limit or renice the zygote.
+    #[serde(default)]
+    pub zygote_unreachable: bool,
+    #[serde(default)]
+    pub landlock: Option<LandlockHeld>,
+    /// A seccomp filter was installed (the landlock tier's, or the other
+    /// tiers' one that keeps the child off other processes).
+    #[serde(default)]
+    pub seccomp: bool,
+}
+
+#[derive(serde::Deserialize)]
+pub struct LandlockHeld {
+    pub landlock_abi: u32,
+    pub rules: Vec<String>,
+}
+
+/// What a tier's self-test failed to prove.
+#[derive(Debug, thiserror::Error)]
+pub enum NotHeld {
+    #[error("bwrap let the self-test read the host's files")]
+    BwrapHostFiles,
+    #[error("the landlock tier did not confine the self-test")]
+    LandlockAbsent,
+    #[error(
+        "Landlock ABI {abi} did not hide the host's files or refuse the network in the self-test"
+    )]
+    LandlockOpen { abi: u32 },
+    #[error("the landlock tier's seccomp filter did not keep the self-test off the zygote (signals, limits, priorities)")]
+    ZygoteReachable,
+}
+
+/// Whether a passed self-test `t` proves what `isolation` promises; if so,
+/// what held, as reports say it (`own_uid`: the worker has a uid of its own).
+pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<String, SandboxError> {
+    let refuse = |why: NotHeld| {
+        Err(SandboxError::NotHeld {
+            tier: isolation,
+            why,
+        })
+    };
+    let own_uid = if own_uid { ", own uid" } else { "" };
+    // What keeps the child off other processes: under bwrap and
+    // rlimits, the scope-only Landlock domain and the seccomp filter
+    // the harness puts in place where the kernel allows.
+    let mut scoped = String::new();
+    if let Some(held) = &t.landlock {
+        scoped += &format!(
+            ", Landlock ABI {} scope ({})",
+            held.landlock_abi,
+            held.rules.join(", ")
+        );
+    }
+    if t.seccomp {
+        scoped += ", seccomp (other processes)";
+    }
+    if !t.zygote_unreachable {
+        scoped += "; other processes NOT out of reach (no uid of its own, no seccomp filter)";
+    }
+    match isolation {
+        Isolation::Bwrap => {
+            // (bwrap's own root is listable: it holds only /usr, /tmp, ...)
+            if !t.host_files_hidden {
+                return refuse(NotHeld::BwrapHostFiles);
+            }
+            Ok(format!(
+                "bwrap: namespaces (network, PID, IPC, mount), only /usr and the \
+                 interpreter visible{own_uid}{scoped}"
+            ))
+        }
+        Isolation::Landlock => {
+            let Some(held) = &t.landlock else {
+                return refuse(NotHeld::LandlockAbsent);
+            };
+            if !(t.host_files_hidden && t.root_hidden && t.inet_refused) {
+                return refuse(NotHeld::LandlockOpen {
+                    abi: held.landlock_abi,
+                });
+            }
+            if !t.zygote_unreachable {
+                return refuse(NotHeld::ZygoteReachable);
+            }
+            Ok(format!(
+                "landlock: ABI {} ({}){own_uid}",
+                held.landlock_abi,
+                held.rules.join(", ")
+            ))
+        }
+        Isolation::Rlimits => Ok(format!(
+            "rlimits only{own_uid}{scoped}: host files readable, network reachable"
+        )),
+    }
+}

@@ -1,0 +1,42 @@
+//! The harness's first line: its interpreter and what its sandbox
+//! self-test found (a child set up exactly as a submission's, minus the
+//! student code), judged against what the tier promises
+//! ([`super::sandbox::tier`]).
+
+use super::sandbox::tier::{self, SelfTest};
+use super::worker::Setup;
+use super::{HarnessError, RecordError, SandboxError};
+
+/// The harness's first line.
+#[derive(serde::Deserialize)]
+pub(super) struct Ready {
+    ready: bool,
+    python: String,
+    self_test: SelfTest,
+}
+
+impl Ready {
+    /// Refuses a harness whose sandbox does not hold what its tier promises;
+    /// otherwise says what held, for the reports.
+    pub(super) fn check(self, setup: &Setup, uid: Option<u32>) -> Result<String, RecordError> {
+        let python = &setup.python;
+        if !self.ready || self.python != python.version {
+            return Err(HarnessError::WrongPython {
+                python: python.executable.clone(),
+                answered: self.python,
+                probed: python.version.clone(),
+            }
+            .into());
+        }
+        let t = self.self_test;
+        if !t.ok {
+            return Err(SandboxError::SelfTestFailed {
+                error: t.error.clone().unwrap_or_default(),
+                uid,
+                python: python.executable.clone(),
+            }
+            .into());
+        }
+        Ok(tier::verdict(setup.isolation, &t, uid.is_some())?)
+    }
+}

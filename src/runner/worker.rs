@@ -1,0 +1,453 @@
+//! One worker: a long-lived pre-forked harness process (the "zygote") that
+//! records one submission per request, talking the wire protocol
+//! ([`super::protocol`]) over its stdin/stdout: its start, its lines, its
+//! failures and its end.
+
+use super::admission;
+use super::cgroup::MemoryCgroup;
+use super::harness::HARNESS_PY;
+use super::inputs::Inputs;
+use super::plan::Plan;
+use super::protocol::{self, HIDDEN_REQUEST};
+use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
+use super::self_test::Ready;
+use super::{HarnessError, ProcessFailure, RecordError, SandboxError};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Limits every child runs under.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub case_timeout: Duration,
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    pub file_bytes: u64,
+    pub open_files: u64,
+    /// Processes a submission may run (RLIMIT_NPROC). Where its processes
+    /// share a uid with the grader and the other workers (no uid of its
+    /// own, no bwrap namespace), the harness counts that uid's tasks too.
+    pub processes: u64,
+    /// Workers recording at once: without a uid or namespace of their own,
+    /// their submissions share one process count.
+    pub workers: usize,
+}
+
+/// What a worker needs to start: the isolation, the limits and the cases'
+/// inputs (tagged JSON, never expected outcomes), shared by all workers.
+pub struct Setup {
+    pub isolation: Isolation,
+    pub python: Python,
+    /// Files student code must not be able to read (the corpus, the grader):
+    /// the harness's self-test checks them under bwrap and landlock.
+    pub must_not_read: Vec<PathBuf>,
+    pub limits: Limits,
+    /// The cases' inputs: the visible ones sent at start, the hidden ones
+    /// per submission on request (`[{"f": function, "a": [args], "k":
+    /// [[name, value]]}, ...]` as JSON text each).
+    pub inputs: Inputs,
+}
+
+/// What the harness answered for one submission.
+pub struct Reply {
+    /// (corpus index, outcome as the store keeps it: compact JSON of a
+    /// [`CaseOutcome`]), in the order the cases ran.
+    pub outcomes: Vec<(usize, Arc<str>)>,
+    pub output: String,
+    /// What the supervisor saw that only a submission reaching into the
+    /// harness does (runtime integrity findings), capped.
+    pub integrity: Vec<crate::integrity::Finding>,
+    /// `main.py` compiled by this session (a `.pyc`, hex), for the store:
+    /// a later session of the same source is given it and skips compiling.
+    pub pyc: Option<String>,
+}
+
+/// A running harness process.
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+    reply_limit: Duration,
+    /// How often the harness asked for hidden inputs (tests).
+    hidden_requests: usize,
+    /// What the sandbox's self-test found held, as reports say it.
+    pub sandbox: String,
+    // Dropped after the process is killed.
+    _scratch: Option<Scratch>,
+    /// Removed after the process is killed (fields drop after `drop`).
+    cgroup: Option<MemoryCgroup>,
+}
+
+const STDERR_TAIL: usize = 4096;
+
+impl Worker {
+    /// Starts the harness and waits until it has imported everything and
+    /// checked the cases.
+    pub fn start(setup: &Setup, lease: Option<&UidLease>) -> Result<Worker, RecordError> {
+        let uid = lease.map(|l| l.uid);
+        let scratch = match setup.isolation.host_scratch() {
+            false => None,
+            true => Some(Scratch::create(uid)?),
+        };
+        let host_scratch = scratch
+            .as_ref()
+            .map(|s| s.path.clone())
+            .unwrap_or_else(std::env::temp_dir);
+        // A submission's total memory: twice what one of its processes may
+        // map, for the worker's processes together, where a cgroup can be made.
+        let cgroup = MemoryCgroup::create(2 * setup.limits.memory_bytes);
+        let (mut cmd, inner_scratch) = sandbox::harness_command(
+            setup.isolation,
+            &host_scratch,
+            &setup.python,
+            cgroup.as_ref().ok().map(MemoryCgroup::procs),
+        )?;
+        cmd.arg("-c")
+            .arg(HARNESS_PY)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|source| SandboxError::Spawn {
+            python: setup.python.executable.clone(),
+            source,
+        })?;
+        let stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
+        let stdout = child.stdout.take().ok_or(HarnessError::NoPipe("stdout"))?;
+        let stderr = child.stderr.take().ok_or(HarnessError::NoPipe("stderr"))?;
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        spawn_stderr_reader(stderr, stderr_tail.clone());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) => return,
+                    Ok(_) => {
+                        if tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        let init = protocol::init_line(setup, uid, &inner_scratch).map_err(HarnessError::Init)?;
+        let mut worker = Worker {
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            hidden_requests: 0,
+            reply_limit: setup.limits.wall + Duration::from_secs(30),
+            sandbox: String::new(),
+            _scratch: scratch,
+            cgroup: cgroup.ok(),
+        };
+        worker.send(init.as_bytes())?;
+        let ready = worker.receive(Duration::from_secs(60))?;
+        let ready: Ready = match serde_json::from_str(ready.trim()) {
+            Ok(r) => r,
+            Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
+        };
+        let memory = match &worker.cgroup {
+            Some(cg) => cg.describe.clone(),
+            None => "memory: per process only (no cgroup here)".to_string(),
+        };
+        worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
+        Ok(worker)
+    }
+
+    fn send(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
+        let res = self.stdin.write_all(bytes).and_then(|_| self.stdin.flush());
+        res.map_err(|e| self.failure(ProcessFailure::Write(e)))
+    }
+
+    fn receive(&mut self, limit: Duration) -> Result<String, RecordError> {
+        match self.lines.recv_timeout(limit) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(self.failure(ProcessFailure::Read(e))),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                Err(self.failure(ProcessFailure::Timeout))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.failure(ProcessFailure::Stopped)),
+        }
+    }
+
+    fn failure(&mut self, what: ProcessFailure) -> RecordError {
+        let status = self.child.try_wait().ok().flatten();
+        // Give the stderr reader a moment to collect a dying harness's last words.
+        std::thread::sleep(Duration::from_millis(20));
+        let stderr = self
+            .stderr_tail
+            .lock()
+            .map(|t| String::from_utf8_lossy(&t).trim().to_string())
+            .unwrap_or_default();
+        HarnessError::Process {
+            what,
+            status,
+            stderr,
+        }
+        .into()
+    }
+
+    /// Whether the harness process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Records one submission's source: every case (`only` = None) or only
+    /// the cases whose corpus indices `only` lists (duplicates count once).
+    /// Returns one (corpus index, outcome) per case run, in the harness's
+    /// order: the visible cases, then the hidden ones, each in corpus order.
+    /// The hidden cases' inputs (`inputs`, only the chosen ones) are sent
+    /// only when the supervisor asks for them, once every visible case it
+    /// runs is answered, and not at all when no chosen case is hidden.
+    pub fn record(
+        &mut self,
+        source: &[u8],
+        pyc: Option<&str>,
+        inputs: &Inputs,
+        only: Option<&[usize]>,
+    ) -> Result<Reply, RecordError> {
+        let plan = Plan::new(inputs, only)?;
+        let pyc = pyc.filter(|p| is_pyc_hex(p));
+        let subset = plan
+            .subset
+            .as_ref()
+            .map(|(visible, hidden)| (visible.as_slice(), hidden.len()));
+        let job = protocol::job_lines(source, pyc, subset);
+        self.send(job.as_bytes())?;
+        let mut line = self.receive(self.reply_limit)?;
+        if line.trim_end() == HIDDEN_REQUEST {
+            self.hidden_requests += 1;
+            let hidden = match &plan.subset {
+                None if inputs.order.len() > inputs.visible_count => format!("{}\n", inputs.hidden),
+                Some((_, hidden)) if !hidden.is_empty() => {
+                    protocol::hidden_line(hidden.iter().map(|&k| inputs.hidden_each[k].as_str()))
+                }
+                _ => return Err(self.failure(ProcessFailure::UnaskedHidden)),
+            };
+            self.send(hidden.as_bytes())?;
+            line = self.receive(self.reply_limit)?;
+        }
+        let outcomes = admission::parse_reply(&line, plan.order.len())?;
+        Ok(Reply {
+            outcomes: plan.order.into_iter().zip(outcomes.outcomes).collect(),
+            output: outcomes.output,
+            integrity: outcomes.integrity,
+            // Only when this session compiled it (given one, it says none).
+            pyc: outcomes.pyc.filter(|p| pyc.is_none() && is_pyc_hex(p)),
+        })
+    }
+
+    /// How often this worker's harness asked for hidden inputs.
+    #[cfg(test)]
+    pub fn hidden_requests(&self) -> usize {
+        self.hidden_requests
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                return;
+            }
+            if let Ok(mut t) = tail.lock() {
+                t.extend_from_slice(&buf[..n]);
+                let excess = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..excess);
+            }
+        }
+    });
+}
+
+/// Largest compiled `main.py` kept, as hex (the harness reports at most 4 MiB).
+const MAX_PYC_HEX: usize = 8 << 20;
+
+/// Whether `pyc` is a compiled `main.py` as the harness reports one:
+/// lowercase hex, whole bytes, within [`MAX_PYC_HEX`].
+fn is_pyc_hex(pyc: &str) -> bool {
+    !pyc.is_empty()
+        && pyc.len() <= MAX_PYC_HEX
+        && pyc.len() % 2 == 0
+        && pyc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The case-subset API: only the chosen cases run, visible before
+    //! hidden, and a subset without hidden cases never asks for their inputs.
+    use super::*;
+    use crate::corpus::{Case, Corpus, Visibility};
+    use crate::recording::format::CaseOutcome;
+    use crate::value::PyValue;
+
+    fn corpus(cases: &[(&str, bool)]) -> Corpus {
+        let cases = cases
+            .iter()
+            .map(|&(name, hidden)| Case {
+                id: format!("parse_contract_json/{name}"),
+                name: name.to_string(),
+                lesson: "test".into(),
+                checkpoint: "parse_contract_json".into(),
+                call: "parse_contract_json(...)".into(),
+                args: vec![PyValue::str(name)],
+                kwargs: Vec::new(),
+                lets: Vec::new(),
+                tags: vec!["valid".into()],
+                visibility: if hidden {
+                    Visibility::Hidden
+                } else {
+                    Visibility::Visible
+                },
+                weight: 1,
+                expect: None,
+                note: None,
+                file: PathBuf::from("test.toml"),
+                line: 1,
+            })
+            .collect();
+        Corpus {
+            root: PathBuf::from("cases"),
+            lessons: Vec::new(),
+            cases,
+            fingerprint: "test".into(),
+            settings: Default::default(),
+            selection: None,
+        }
+    }
+
+    /// Each call returns its input and every input this process has seen;
+    /// an input starting with "crash" ends the process.
+    const SOURCE: &str = "import os\nSEEN = []\n\
+        def parse_contract_json(s):\n    SEEN.append(s)\n    \
+        if s.startswith('crash'):\n        os._exit(3)\n    return [s, list(SEEN)]\n";
+
+    fn ran(reply: &Reply, corpus: &Corpus) -> Vec<(String, serde_json::Value)> {
+        reply
+            .outcomes
+            .iter()
+            .map(|(i, o)| {
+                let o: CaseOutcome = serde_json::from_str(o).unwrap();
+                let got = match o {
+                    CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
+                    CaseOutcome::Crashed { .. } => serde_json::json!("crashed"),
+                    other => panic!("unexpected outcome {other:?}"),
+                };
+                (corpus.cases[*i].name.clone(), got)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_subset_runs_exactly_its_cases_visible_first() {
+        use serde_json::json;
+        // Corpus order interleaves visible (v*) and hidden (h*) cases.
+        let corpus = corpus(&[
+            ("v0", false),
+            ("h0", true),
+            ("v1", false),
+            ("crash-v2", false),
+            ("h1", true),
+            ("v3", false),
+            ("crash-h2", true),
+            ("h3", true),
+        ]);
+        let inputs = crate::runner::inputs::case_inputs(&corpus);
+        let python = sandbox::Python::find(None).unwrap();
+        let setup = Setup {
+            isolation: Isolation::Rlimits,
+            python,
+            must_not_read: Vec::new(),
+            limits: Limits {
+                case_timeout: Duration::from_secs(5),
+                wall: Duration::from_secs(60),
+                memory_bytes: 1 << 30,
+                file_bytes: 16 << 20,
+                open_files: 64,
+                processes: 32,
+                workers: 1,
+            },
+            inputs,
+        };
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let src = SOURCE.as_bytes();
+
+        // Visible cases only: the hidden inputs are never asked for.
+        let reply = w.record(src, None, &setup.inputs, Some(&[5, 0])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!(["v0", ["v0"]])),
+                ("v3".into(), json!(["v3", ["v0", "v3"]])),
+            ]
+        );
+        assert_eq!(w.hidden_requests(), 0);
+
+        // Visible before hidden, corpus order within each, duplicates once,
+        // a crash in either part restarting at the next chosen case.
+        let only = [7, 3, 1, 6, 0, 7, 2];
+        let reply = w.record(src, None, &setup.inputs, Some(&only)).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!(["v0", ["v0"]])),
+                ("v1".into(), json!(["v1", ["v0", "v1"]])),
+                ("crash-v2".into(), json!("crashed")),
+                ("h0".into(), json!(["h0", ["h0"]])),
+                ("crash-h2".into(), json!("crashed")),
+                ("h3".into(), json!(["h3", ["h3"]])),
+            ]
+        );
+        assert_eq!(w.hidden_requests(), 1);
+
+        // Hidden cases only, then every case: the worker answers in step.
+        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![("h1".into(), json!(["h1", ["h1"]]))]
+        );
+        assert_eq!(w.hidden_requests(), 2);
+        let reply = w.record(src, None, &setup.inputs, None).unwrap();
+        let order: Vec<usize> = reply.outcomes.iter().map(|(i, _)| *i).collect();
+        assert_eq!(order, vec![0, 2, 3, 5, 1, 4, 6, 7]);
+        assert_eq!(w.hidden_requests(), 3);
+        // Every case again: the supervisor keeps every hidden input it
+        // prepared for the first such job, and the outcomes are the same.
+        let again = w.record(src, None, &setup.inputs, None).unwrap();
+        assert_eq!(ran(&again, &corpus), ran(&reply, &corpus));
+        assert_eq!(w.hidden_requests(), 3);
+        // A subset still gets only its own (asked for again).
+        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![("h1".into(), json!(["h1", ["h1"]]))]
+        );
+        assert_eq!(w.hidden_requests(), 4);
+
+        // An empty subset runs nothing; an index past the corpus is refused.
+        let reply = w.record(src, None, &setup.inputs, Some(&[])).unwrap();
+        assert!(reply.outcomes.is_empty());
+        assert!(w.record(src, None, &setup.inputs, Some(&[8])).is_err());
+        assert_eq!(w.hidden_requests(), 4);
+    }
+}
