@@ -12,6 +12,7 @@ pub mod case_store;
 mod cgroup;
 mod discover;
 pub mod format;
+pub mod limits;
 pub mod sandbox;
 mod store;
 mod worker;
@@ -19,6 +20,8 @@ mod worker;
 pub use discover::{discover, nothing_found, several_found, Submission, SubmissionSource};
 pub use sandbox::{Isolation, IsolationChoice, Python};
 pub use store::{check_work_dir, parse_recording, read_recording, recording_path, write_recording};
+#[doc(hidden)]
+pub use worker::check_input as harness_check_input;
 
 use crate::corpus::Corpus;
 use case_store::{CaseKey, Made, Outcomes, StoreFile};
@@ -30,8 +33,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use worker::{Limits, Setup, Worker};
 
-/// Largest main.py recorded.
-pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
+pub use limits::MAX_SOURCE_BYTES;
 
 /// Why a submission could not be recorded (a broken submission is not an
 /// error: its import errors, crashes and timeouts are outcomes).
@@ -111,7 +113,7 @@ impl Default for RecordOptions {
     fn default() -> Self {
         RecordOptions {
             jobs: 0,
-            case_timeout: Duration::from_secs(2),
+            case_timeout: limits::CASE_TIMEOUT,
             work_dir: PathBuf::from(".autograder"),
             use_cache: true,
             show_progress: false,
@@ -143,7 +145,7 @@ impl Default for Tuning {
             python: std::env::var_os("AUTOGRADER_PYTHON").map(PathBuf::from),
             prefork: true,
             wall_limit: None,
-            memory_bytes: 1 << 30,
+            memory_bytes: limits::MEMORY_BYTES,
         }
     }
 }
@@ -607,7 +609,7 @@ fn run_jobs(
     }
     let wall = tuning
         .wall_limit
-        .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
+        .unwrap_or_else(|| limits::wall(opts.case_timeout));
     let shared = Shared {
         setup: Setup {
             isolation: env.isolation,
@@ -617,9 +619,9 @@ fn run_jobs(
                 case_timeout: opts.case_timeout,
                 wall,
                 memory_bytes: tuning.memory_bytes,
-                file_bytes: 16 << 20,
-                open_files: 64,
-                processes: 32,
+                file_bytes: limits::FILE_BYTES,
+                open_files: limits::OPEN_FILES,
+                processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
             inputs: case_inputs(corpus),

@@ -7,6 +7,7 @@ use super::caps;
 use super::case_store::outcome_text;
 use super::cgroup::MemoryCgroup;
 use super::format::CaseOutcome;
+use super::limits;
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::RecordError;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -16,15 +17,47 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The harness, embedded in the binary.
+/// The harness's entry, embedded in the binary and run with `-c`.
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
+/// The harness's programs, sent in its init line and run in its namespace
+/// in this order (harness.py's `PROGRAMS`).
+pub const PROGRAMS: [(&str, &str); 5] = [
+    ("child", include_str!("harness/child.py")),
+    ("reaper", include_str!("harness/reaper.py")),
+    ("supervisor", include_str!("harness/supervisor.py")),
+    ("zygote", include_str!("harness/zygote.py")),
+    ("selftest", include_str!("harness/selftest.py")),
+];
 /// The Python half of the tagged-JSON codec, sent to the harness at start.
 pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
 /// Every tier's Landlock domain and seccomp filter, sent likewise.
 pub const CONFINE_PY: &str = include_str!("harness/confine.py");
 /// Every Python source the harness runs: a change to any of them makes
 /// stored outcomes stale (see `harness_version`).
-pub const HARNESS_SOURCES: [&str; 3] = [HARNESS_PY, TAGGED_PY, CONFINE_PY];
+pub const HARNESS_SOURCES: [&str; 8] = [
+    HARNESS_PY,
+    PROGRAMS[0].1,
+    PROGRAMS[1].1,
+    PROGRAMS[2].1,
+    PROGRAMS[3].1,
+    PROGRAMS[4].1,
+    TAGGED_PY,
+    CONFINE_PY,
+];
+
+/// The harness's sources and its limits as its self-check scripts
+/// (`harness/*_check.py`) read them on stdin: a JSON object with "harness",
+/// "programs", "tagged" and "limits".
+#[doc(hidden)]
+pub fn check_input() -> String {
+    serde_json::json!({
+        "harness": HARNESS_PY,
+        "programs": PROGRAMS,
+        "tagged": TAGGED_PY,
+        "limits": limits::HARNESS,
+    })
+    .to_string()
+}
 
 /// Limits every child runs under.
 #[derive(Clone, Debug)]
@@ -234,7 +267,7 @@ impl Worker {
             .unwrap_or_else(std::env::temp_dir);
         // A submission's total memory: twice what one of its processes may
         // map, for the worker's processes together, where a cgroup can be made.
-        let cgroup = MemoryCgroup::create(2 * setup.limits.memory_bytes);
+        let cgroup = MemoryCgroup::create(limits::cgroup_bytes(setup.limits.memory_bytes));
         let (mut cmd, inner_scratch) = sandbox::harness_command(
             setup.isolation,
             &host_scratch,
@@ -291,9 +324,11 @@ impl Worker {
             "scratch": inner_scratch.to_string_lossy(),
             "timeout": limits.case_timeout.as_secs_f64(),
             "wall": wall,
-            "limits": {
+            "limits": limits::HARNESS,
+            "programs": PROGRAMS,
+            "rlimits": {
                 "as": limits.memory_bytes,
-                "cpu": wall.ceil() as u64 + 1,
+                "cpu": limits::cpu_seconds(limits.wall),
                 "fsize": limits.file_bytes,
                 "nofile": limits.open_files,
                 "nproc": limits.processes,
@@ -320,13 +355,13 @@ impl Worker {
             lines,
             stderr_tail,
             hidden_requests: 0,
-            reply_limit: limits.wall + Duration::from_secs(30),
+            reply_limit: limits::reply_wait(limits.wall),
             sandbox: String::new(),
             _scratch: scratch,
             cgroup: cgroup.ok(),
         };
         worker.send(init.as_bytes())?;
-        let ready = worker.receive(Duration::from_secs(60))?;
+        let ready = worker.receive(limits::READY_WAIT)?;
         let ready: Ready = match serde_json::from_str(ready.trim()) {
             Ok(r) => r,
             Err(_) => return Err(worker.failure("the harness did not start")),
@@ -623,14 +658,11 @@ fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
     })
 }
 
-/// Largest compiled `main.py` kept, as hex (the harness reports at most 4 MiB).
-const MAX_PYC_HEX: usize = 8 << 20;
-
 /// Whether `pyc` is a compiled `main.py` as the harness reports one:
-/// lowercase hex, whole bytes, within [`MAX_PYC_HEX`].
+/// lowercase hex, whole bytes, within [`limits::PYC_HEX_CHARS`].
 fn is_pyc_hex(pyc: &str) -> bool {
     !pyc.is_empty()
-        && pyc.len() <= MAX_PYC_HEX
+        && pyc.len() <= limits::PYC_HEX_CHARS
         && pyc.len() % 2 == 0
         && pyc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -777,22 +809,22 @@ mod tests {
     /// the depth and size caps).
     #[test]
     fn the_tagged_fast_paths_agree_with_the_general_ones() {
-        python_check(include_str!("harness/tagged_check.py"), TAGGED_PY);
+        python_check(include_str!("harness/tagged_check.py"), &check_input());
     }
 
     #[test]
     fn the_supervisor_reads_case_lines_in_one_pass_as_it_reads_them_one_by_one() {
-        python_check(include_str!("harness/lines_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/lines_check.py"), &check_input());
     }
 
     #[test]
     fn a_child_reads_its_job_exactly_and_refuses_a_broken_one() {
-        python_check(include_str!("harness/job_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/job_check.py"), &check_input());
     }
 
     #[test]
     fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
-        python_check(include_str!("harness/hidden_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/hidden_check.py"), &check_input());
     }
 
     /// A change to the sandbox's rules (confine.py) redoes stored outcomes
@@ -854,10 +886,10 @@ mod tests {
             limits: Limits {
                 case_timeout: Duration::from_secs(5),
                 wall: Duration::from_secs(60),
-                memory_bytes: 1 << 30,
-                file_bytes: 16 << 20,
-                open_files: 64,
-                processes: 32,
+                memory_bytes: limits::MEMORY_BYTES,
+                file_bytes: limits::FILE_BYTES,
+                open_files: limits::OPEN_FILES,
+                processes: limits::PROCESSES,
                 workers: 1,
             },
             inputs,
