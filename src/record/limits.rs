@@ -125,6 +125,15 @@ pub struct Harness {
     pub shares_depth: usize,
     /// Nesting of world-writable folders searched for a submission's files.
     pub leftover_depth: usize,
+    /// Reads (of up to 1 MiB) of what is left in a child's output pipe once
+    /// it is gone (a leftover process may still be writing).
+    pub drain_reads: usize,
+    /// An import error's line as the child wrote it (bytes): it is copied
+    /// into every case's outcome, so a longer one is the harness's failure.
+    pub import_error_bytes: usize,
+    /// How often the reaper looks for killed descendants that are gone
+    /// (seconds).
+    pub orphan_poll: f64,
     /// Nesting of Python containers encoded (tagged.py); deeper is opaque.
     pub max_depth: usize,
     /// Nodes of one encoded value (tagged.py); more is `output-too-large`.
@@ -170,6 +179,9 @@ pub const HARNESS: Harness = Harness {
     strays_seconds: 5.0,
     shares_depth: 200,
     leftover_depth: 3,
+    drain_reads: 64,
+    import_error_bytes: 64 * caps::MAX_MESSAGE_CHARS,
+    orphan_poll: 0.001,
     max_depth: 100,
     // A node is at most two JSON elements (a tuple is an object around a list).
     max_nodes: caps::MAX_VALUE_ELEMENTS / 2,
@@ -191,3 +203,124 @@ const _: () = {
     assert!(HARNESS.max_text <= caps::MAX_VALUE_BYTES);
     assert!(2 * HARNESS.max_nodes <= caps::MAX_VALUE_ELEMENTS);
 };
+
+#[cfg(test)]
+mod tests {
+    use super::super::worker::{CONFINE_PY, HARNESS_PY, PROGRAMS, TAGGED_PY};
+    use super::*;
+
+    /// The names in a Python source's `LIMITS = (...)`.
+    fn declared(source: &str) -> Vec<String> {
+        let start = source.find("\nLIMITS = (").expect("a LIMITS tuple") + 1;
+        let end = start + source[start..].find(')').unwrap();
+        source[start..end]
+            .split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Every limit the harness reads (harness.py's and tagged.py's LIMITS)
+    /// is one this module sends, every one it sends is read, and each is
+    /// used by the code, not only listed.
+    #[test]
+    fn the_harness_reads_exactly_the_limits_rust_sends() {
+        let sent = serde_json::to_value(HARNESS).unwrap();
+        let mut sent: Vec<String> = sent.as_object().unwrap().keys().cloned().collect();
+        sent.sort();
+        let mut read = declared(HARNESS_PY);
+        read.extend(declared(TAGGED_PY));
+        read.sort();
+        assert_eq!(read, sent);
+        let code: Vec<&str> = PROGRAMS
+            .iter()
+            .map(|p| p.1)
+            .chain([HARNESS_PY, TAGGED_PY])
+            .collect();
+        for name in &sent {
+            let uses: usize = code.iter().map(|s| s.matches(name.as_str()).count()).sum();
+            assert!(
+                uses >= 2,
+                "{name} is sent to the harness but no code of it uses it"
+            );
+        }
+    }
+
+    /// The harness's sources write no limit of their own: no upper-case
+    /// name is given a number (but the channel fds and tagged JSON's
+    /// DECIMAL_BITS, a format rule src/value/budget.rs checks), no limit
+    /// name of LIMITS is assigned, and no number of 1,000 or more, no
+    /// fraction, appears but kernel constants and read sizes. confine.py,
+    /// all kernel ABI numbers, is held to the first two rules.
+    #[test]
+    fn the_harness_has_no_numeric_limits_of_its_own() {
+        const SCAN: &str = r#"
+import io, json, sys, tokenize
+sources = json.loads(sys.stdin.read())
+names = set(sources["names"])
+found = []
+for file, src in sources["files"]:
+    toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    for i, t in enumerate(toks):
+        line = t.line.strip()
+        if t.type == tokenize.NAME and t.start[1] == 0 and i + 1 < len(toks) and toks[i + 1].string == "=":
+            rhs = []
+            for u in toks[i + 2:]:
+                if u.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                    break
+                rhs.append(u)
+            kinds = (tokenize.NUMBER, tokenize.OP, tokenize.NAME, tokenize.NL, tokenize.COMMENT)
+            numeric = any(u.type == tokenize.NUMBER for u in rhs) and all(u.type in kinds for u in rhs)
+            named = t.string.upper() == t.string and not t.string.startswith("_")
+            if numeric and named and t.string not in ("RESULT_FD", "HIDDEN_FD", "DECIMAL_BITS"):
+                found.append("%s:%d: %s" % (file, t.start[0], line))
+        if t.type == tokenize.NAME and t.string in names and i + 1 < len(toks) and toks[i + 1].string == "=":
+            if any(u.type == tokenize.NUMBER for u in toks[i + 2:i + 4]):
+                found.append("%s:%d: %s" % (file, t.start[0], line))
+        if file == "confine.py" or t.type != tokenize.NUMBER:
+            continue
+        value = eval(t.string)
+        if i + 2 < len(toks) and toks[i + 1].string == "<<" and toks[i + 2].type == tokenize.NUMBER:
+            value = value << eval(toks[i + 2].string)
+            if any(r in line for r in ("_read(", "os.read(", "recvmsg(", "closerange(")):
+                continue
+        fraction = type(value) is float and value != 0.0
+        allowed = ("F_SETPIPE_SZ", "CLONE_NEWIPC", "_read(r, 65536)", "DECIMAL_BITS = 1024")
+        if (fraction or abs(value) >= 1000) and not any(a in line for a in allowed):
+            found.append("%s:%d: %s" % (file, t.start[0], line))
+print("ok" if not found else "\n".join(found))
+"#;
+        let files: Vec<(String, &str)> = PROGRAMS
+            .iter()
+            .map(|(name, src)| (format!("{name}.py"), *src))
+            .chain([
+                ("harness.py".to_string(), HARNESS_PY),
+                ("tagged.py".to_string(), TAGGED_PY),
+                ("confine.py".to_string(), CONFINE_PY),
+            ])
+            .collect();
+        let sent = serde_json::to_value(HARNESS).unwrap();
+        let names: Vec<&String> = sent.as_object().unwrap().keys().collect();
+        let input = serde_json::json!({"files": files, "names": names}).to_string();
+        let python = super::super::sandbox::Python::find(None).unwrap();
+        let mut child = std::process::Command::new(&python.executable)
+            .args(["-s", "-S", "-c", SCAN])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.trim() == "ok",
+            "numbers the harness keeps of its own:\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -159,18 +159,53 @@ pub struct SubmissionRecording {
 }
 
 /// The harness version stored in recordings; changes whenever any of the
-/// embedded harness's sources does (its sandbox rules among them), so
-/// cached recordings are redone.
+/// embedded harness's sources does (its sandbox rules among them) or the
+/// limits it is sent, so cached recordings are redone.
 pub fn harness_version() -> &'static str {
     static V: OnceLock<String> = OnceLock::new();
-    V.get_or_init(|| {
-        let mut h = Sha256::new();
-        for source in worker::HARNESS_SOURCES {
-            h.update(source.as_bytes());
+    V.get_or_init(|| version_of(&harness_parts()))
+}
+
+/// What the harness version covers: every embedded source and the
+/// harness's limits as the init line sends them.
+fn harness_parts() -> Vec<String> {
+    let limits = serde_json::to_string(&limits::HARNESS).expect("limits serialize");
+    let sources = worker::HARNESS_SOURCES.iter().map(|s| s.to_string());
+    sources.chain([limits]).collect()
+}
+
+/// The version over `parts`, each hashed with its length, so that text
+/// moved from one part to the next changes it too.
+fn version_of(parts: &[String]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = hex::encode(h.finalize());
+    format!("autograder-harness/1+{}", &digest[..12])
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    /// A change to any embedded source or to the limits makes a new version.
+    #[test]
+    fn the_harness_version_changes_with_any_source_or_limit() {
+        let parts = harness_parts();
+        assert_eq!(parts.len(), worker::HARNESS_SOURCES.len() + 1);
+        assert_eq!(harness_version(), version_of(&parts));
+        for i in 0..parts.len() {
+            let mut changed = parts.clone();
+            changed[i].push(' ');
+            assert_ne!(version_of(&changed), version_of(&parts), "part {i}");
         }
-        let digest = hex::encode(h.finalize());
-        format!("autograder-harness/1+{}", &digest[..12])
-    })
+        let mut moved = parts.clone();
+        let last = moved[0].pop().unwrap();
+        moved[1].insert(0, last);
+        assert_ne!(version_of(&moved), version_of(&parts));
+    }
 }
 
 /// The interpreter and sandbox tier a run records with, settled before any

@@ -188,6 +188,9 @@ LIMITS = (
     "STRAYS_SECONDS",
     "SHARES_DEPTH",
     "LEFTOVER_DEPTH",
+    "DRAIN_READS",
+    "IMPORT_ERROR_BYTES",
+    "ORPHAN_POLL",
 )
 
 # The harness's programs, run in this namespace in this order by `_load`

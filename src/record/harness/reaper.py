@@ -411,7 +411,7 @@ def _reap_orphans(wait_seconds=0.0):
         if pid == 0:
             if _monotonic() >= end:
                 return
-            time.sleep(0.001)
+            time.sleep(ORPHAN_POLL)
 
 
 def _own_ipc_namespace():

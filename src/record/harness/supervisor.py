@@ -466,7 +466,7 @@ class _Run:
         _ZYGOTE.release()
         # Whatever was still in the output pipe (bounded: a leftover process
         # may still be writing).
-        for _ in range(64):
+        for _ in range(DRAIN_READS):
             try:
                 data = _read(out_r, 1 << 20)
             except OSError:
@@ -522,7 +522,7 @@ class _Run:
             # An import error the harness wrote is short; a longer one would
             # be copied into every case's outcome.
             body = line[2:]
-            if len(body) > 64 * MESSAGE_LIMIT or body.translate(None, _PRINTABLE):
+            if len(body) > IMPORT_ERROR_BYTES or body.translate(None, _PRINTABLE):
                 return "bad"
             for i in range(self.n):
                 self.outcomes[i] = body
