@@ -1,9 +1,8 @@
 """The child: runs student code (one process per submission, forked by the
 zygote, again after a crash or timeout).
 
-Run in harness.py's namespace (its `_load`), after the
-run's limits are set; it defines names only."""
-
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
 
 
 def _class_name(cls):

@@ -2,9 +2,8 @@
 process of the worker uid), removes its files and IPC objects, and
 collects the zygote's dead descendants.
 
-Run in harness.py's namespace (its `_load`); it
-defines names only."""
-
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
 
 
 def _reap(cpid, jobdir, leftovers=None):

@@ -1,8 +1,8 @@
 """The sandbox self-test: a child set up exactly as a submission's, without
 student code, reporting what held.
 
-Run in harness.py's namespace (its `_load`); it
-defines names only."""
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
 
 
 def _self_test():

@@ -1,8 +1,8 @@
 """The supervisor: one per worker, reads each job from Rust, has the zygote
 fork its children, watches them against their limits and answers Rust.
 
-Run in harness.py's namespace (its `_load`), after the
-run's limits are set; it defines names only."""
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
 
 
 def _cpu_seconds(sid):

@@ -1,8 +1,8 @@
-"""The zygote's fork server: forks every child the supervisor asks for,
-waits for it and kills whatever it left.
+"""The zygote: answers "ready", forks the supervisor, then forks every
+child the supervisor asks for, waits for it and kills whatever it left.
 
-Run in harness.py's namespace (its `_load`); it
-defines names only."""
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
 
 
 def _serve(sock, supervisor):
