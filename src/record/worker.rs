@@ -316,25 +316,25 @@ impl Worker {
                 }
             }
         });
-        let limits = &setup.limits;
-        let wall = limits.wall.as_secs_f64();
+        let run = &setup.limits;
+        let wall = run.wall.as_secs_f64();
         let head = serde_json::json!({
             "uid": uid,
             "gid": uid,
             "scratch": inner_scratch.to_string_lossy(),
-            "timeout": limits.case_timeout.as_secs_f64(),
+            "timeout": run.case_timeout.as_secs_f64(),
             "wall": wall,
             "limits": limits::HARNESS,
             "programs": PROGRAMS,
             "rlimits": {
-                "as": limits.memory_bytes,
-                "cpu": limits::cpu_seconds(limits.wall),
-                "fsize": limits.file_bytes,
-                "nofile": limits.open_files,
-                "nproc": limits.processes,
+                "as": run.memory_bytes,
+                "cpu": limits::cpu_seconds(run.wall),
+                "fsize": run.file_bytes,
+                "nofile": run.open_files,
+                "nproc": run.processes,
                 "core": 0,
             },
-            "workers": limits.workers,
+            "workers": run.workers,
             "tagged": TAGGED_PY,
             "tier": setup.isolation.name(),
             "read_roots": setup.python.roots,
@@ -355,7 +355,7 @@ impl Worker {
             lines,
             stderr_tail,
             hidden_requests: 0,
-            reply_limit: limits::reply_wait(limits.wall),
+            reply_limit: limits::reply_wait(run.wall),
             sandbox: String::new(),
             _scratch: scratch,
             cgroup: cgroup.ok(),
