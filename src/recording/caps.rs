@@ -1,5 +1,6 @@
 //! What one case and one submission may put in a recording, checked when a
-//! recording is read: from the harness (whose own caps these repeat) and
+//! recording is read: from the harness (whose limits, in `limits.rs`, take
+//! these where they must stay within them) and
 //! from a shipped `recording.json` (which nothing else checked). Documented
 //! in `docs/recording-format.md` ("Caps").
 //!
@@ -14,8 +15,8 @@ use crate::text::cut;
 
 /// A raised outcome's `class` (`type(e).__name__`), in characters.
 pub const MAX_CLASS_CHARS: usize = 200;
-/// One `mro` entry (`module.qualname`, each part 200 at most in the harness).
-pub const MAX_MRO_ENTRY_CHARS: usize = 401;
+/// One `mro` entry (`module.qualname`, each part at most as long as a class).
+pub const MAX_MRO_ENTRY_CHARS: usize = 2 * MAX_CLASS_CHARS + 1;
 /// `mro` entries kept in full; after them only bare names (the builtin
 /// classes grading looks for), at most [`MAX_MRO_BARE_AFTER`] more.
 pub const MAX_MRO_ENTRIES: usize = 64;
@@ -23,12 +24,15 @@ pub const MAX_MRO_ENTRIES: usize = 64;
 pub const MAX_MRO_BARE_AFTER: usize = 16;
 /// A raised outcome's `message` and an import error's, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 1024;
-/// The captured output, in characters: the harness's 64 KiB and its note.
-pub const MAX_OUTPUT_CHARS: usize = 64 * 1024 + 256;
+/// The captured output the harness keeps, in bytes (then a note saying
+/// how much more there was).
+pub const OUTPUT_KEPT_BYTES: usize = 64 * 1024;
+/// The captured output, in characters: what the harness keeps and its note.
+pub const MAX_OUTPUT_CHARS: usize = OUTPUT_KEPT_BYTES + 256;
 /// One returned value's tagged JSON text, in bytes; larger is `output-too-large`.
 pub const MAX_VALUE_BYTES: usize = 4 << 20;
 /// One returned value's JSON elements (see [`super::json::json_shape`]); more is
-/// `output-too-large` (the harness's own budget is 200,000 nodes).
+/// `output-too-large` (the harness's own budget is half as many nodes).
 pub const MAX_VALUE_ELEMENTS: usize = 400_000;
 /// All of one submission's outcomes (values, names, messages, case ids)
 /// and its output, in bytes: a recording over it is refused.

@@ -4,29 +4,74 @@
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 
-/// The harness, embedded in the binary.
+/// The harness's entry, embedded in the binary and run with `-c`.
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
+/// The harness's programs, sent in its init line and run in its namespace
+/// in this order (harness.py's `PROGRAMS`).
+pub const PROGRAMS: [(&str, &str); 5] = [
+    ("child", include_str!("harness/child.py")),
+    ("reaper", include_str!("harness/reaper.py")),
+    ("supervisor", include_str!("harness/supervisor.py")),
+    ("zygote", include_str!("harness/zygote.py")),
+    ("selftest", include_str!("harness/selftest.py")),
+];
 /// The Python half of the tagged-JSON codec, sent to the harness at start.
 pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
 /// Every tier's Landlock domain and seccomp filter, sent likewise.
 pub const CONFINE_PY: &str = include_str!("harness/confine.py");
 /// Every Python source the harness runs: a change to any of them makes
 /// stored outcomes stale (see `harness_version`).
-pub const HARNESS_SOURCES: [&str; 3] = [HARNESS_PY, TAGGED_PY, CONFINE_PY];
+pub const HARNESS_SOURCES: [&str; 8] = [
+    HARNESS_PY,
+    PROGRAMS[0].1,
+    PROGRAMS[1].1,
+    PROGRAMS[2].1,
+    PROGRAMS[3].1,
+    PROGRAMS[4].1,
+    TAGGED_PY,
+    CONFINE_PY,
+];
+
+/// The harness's sources and its limits as its self-check scripts
+/// (`harness/*_check.py`) read them on stdin: a JSON object with "harness",
+/// "programs", "tagged" and "limits".
+#[doc(hidden)]
+pub fn check_input() -> String {
+    serde_json::json!({
+        "harness": HARNESS_PY,
+        "programs": PROGRAMS,
+        "tagged": TAGGED_PY,
+        "limits": super::limits::HARNESS,
+    })
+    .to_string()
+}
 
 /// The harness version stored in recordings; changes whenever any of the
-/// embedded harness's sources does (its sandbox rules among them), so
-/// cached recordings are redone.
+/// embedded harness's sources does (its sandbox rules among them) or the
+/// limits it is sent, so cached recordings are redone.
 pub fn harness_version() -> &'static str {
     static V: OnceLock<String> = OnceLock::new();
-    V.get_or_init(|| {
-        let mut h = Sha256::new();
-        for source in HARNESS_SOURCES {
-            h.update(source.as_bytes());
-        }
-        let digest = hex::encode(h.finalize());
-        format!("autograder-harness/1+{}", &digest[..12])
-    })
+    V.get_or_init(|| version_of(&harness_parts()))
+}
+
+/// What the harness version covers: every embedded source and the
+/// harness's limits as the init line sends them.
+fn harness_parts() -> Vec<String> {
+    let limits = serde_json::to_string(&super::limits::HARNESS).expect("limits serialize");
+    let sources = HARNESS_SOURCES.iter().map(|s| s.to_string());
+    sources.chain([limits]).collect()
+}
+
+/// The version over `parts`, each hashed with its length, so that text
+/// moved from one part to the next changes it too.
+fn version_of(parts: &[String]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = hex::encode(h.finalize());
+    format!("autograder-harness/1+{}", &digest[..12])
 }
 
 #[cfg(test)]
@@ -68,22 +113,39 @@ mod tests {
     /// the depth and size caps).
     #[test]
     fn the_tagged_fast_paths_agree_with_the_general_ones() {
-        python_check(include_str!("harness/tagged_check.py"), TAGGED_PY);
+        python_check(include_str!("harness/tagged_check.py"), &check_input());
     }
 
     #[test]
     fn the_supervisor_reads_case_lines_in_one_pass_as_it_reads_them_one_by_one() {
-        python_check(include_str!("harness/lines_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/lines_check.py"), &check_input());
     }
 
     #[test]
     fn a_child_reads_its_job_exactly_and_refuses_a_broken_one() {
-        python_check(include_str!("harness/job_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/job_check.py"), &check_input());
     }
 
     #[test]
     fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
-        python_check(include_str!("harness/hidden_check.py"), HARNESS_PY);
+        python_check(include_str!("harness/hidden_check.py"), &check_input());
+    }
+
+    /// A change to any embedded source or to the limits makes a new version.
+    #[test]
+    fn the_harness_version_changes_with_any_source_or_limit() {
+        let parts = harness_parts();
+        assert_eq!(parts.len(), HARNESS_SOURCES.len() + 1);
+        assert_eq!(harness_version(), version_of(&parts));
+        for i in 0..parts.len() {
+            let mut changed = parts.clone();
+            changed[i].push(' ');
+            assert_ne!(version_of(&changed), version_of(&parts), "part {i}");
+        }
+        let mut moved = parts.clone();
+        let last = moved[0].pop().unwrap();
+        moved[1].insert(0, last);
+        assert_ne!(version_of(&moved), version_of(&parts));
     }
 
     /// A change to the sandbox's rules (confine.py) redoes stored outcomes

@@ -15,15 +15,19 @@ mod cgroup;
 mod error;
 mod harness;
 mod inputs;
+pub mod limits;
 mod plan;
 mod pool;
 mod progress;
 mod protocol;
 pub mod sandbox;
 mod self_test;
+mod setup;
 mod worker;
 
 pub use error::{HarnessError, ProcessFailure, RecordError, SandboxError, SetupError};
+#[doc(hidden)]
+pub use harness::check_input as harness_check_input;
 pub use harness::harness_version;
 pub use pool::MAX_WORKERS;
 pub use sandbox::{Isolation, IsolationChoice, Python};
@@ -39,7 +43,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// Largest main.py recorded.
-pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
+pub use limits::MAX_SOURCE_BYTES;
 
 /// How to record.
 #[derive(Clone, Debug)]
@@ -61,7 +65,7 @@ impl Default for RecordOptions {
     fn default() -> Self {
         RecordOptions {
             jobs: 0,
-            case_timeout: Duration::from_secs(2),
+            case_timeout: limits::CASE_TIMEOUT,
             work_dir: PathBuf::from(".autograder"),
             use_cache: true,
             show_progress: false,
@@ -93,7 +97,7 @@ impl Default for Tuning {
             python: std::env::var_os("AUTOGRADER_PYTHON").map(PathBuf::from),
             prefork: true,
             wall_limit: None,
-            memory_bytes: 1 << 30,
+            memory_bytes: limits::MEMORY_BYTES,
         }
     }
 }

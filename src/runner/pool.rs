@@ -3,8 +3,10 @@
 //! is retried once on a fresh worker, and a second one stops the run.
 
 use super::inputs::case_inputs;
+use super::limits;
 use super::sandbox::{self, UidLease};
-use super::worker::{Limits, Setup, Worker};
+use super::setup::{Limits, Setup};
+use super::worker::Worker;
 use super::{made, read_source, Delivered, Environment, Job, RecordError, RecordOptions, Tuning};
 use super::{SandboxError, SetupError};
 use crate::corpus::Corpus;
@@ -13,7 +15,6 @@ use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 /// At most this many pre-forked interpreters at once, whatever `--jobs` asks:
 /// each holds a Python process and a uid from the sandbox's range.
@@ -70,7 +71,7 @@ pub(super) fn run_jobs(
     }
     let wall = tuning
         .wall_limit
-        .unwrap_or_else(|| (opts.case_timeout * 10).max(Duration::from_secs(60)));
+        .unwrap_or_else(|| limits::wall(opts.case_timeout));
     let shared = Shared {
         setup: Setup {
             isolation: env.isolation,
@@ -80,9 +81,9 @@ pub(super) fn run_jobs(
                 case_timeout: opts.case_timeout,
                 wall,
                 memory_bytes: tuning.memory_bytes,
-                file_bytes: 16 << 20,
-                open_files: 64,
-                processes: 32,
+                file_bytes: limits::FILE_BYTES,
+                open_files: limits::OPEN_FILES,
+                processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
             inputs: case_inputs(corpus),

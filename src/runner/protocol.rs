@@ -34,7 +34,7 @@
 //!    as the child wrote it (the supervisor passes outcome texts on
 //!    unparsed; they are admitted by [`super::admission`]).
 
-use super::worker::Setup;
+use super::setup::Setup;
 use super::HarnessError;
 use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
 use serde::{Deserialize, Serialize};
@@ -53,7 +53,9 @@ pub struct Init<'a> {
     scratch: String,
     timeout: f64,
     wall: f64,
-    limits: RLimits,
+    limits: &'static super::limits::Harness,
+    programs: &'static [(&'static str, &'static str)],
+    rlimits: RLimits,
     workers: usize,
     tagged: &'static str,
     tier: &'static str,
@@ -88,9 +90,11 @@ pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Stri
         scratch: scratch.to_string_lossy().into_owned(),
         timeout: limits.case_timeout.as_secs_f64(),
         wall,
-        limits: RLimits {
+        limits: &super::limits::HARNESS,
+        programs: &super::harness::PROGRAMS,
+        rlimits: RLimits {
             address_space: limits.memory_bytes,
-            cpu: wall.ceil() as u64 + 1,
+            cpu: super::limits::cpu_seconds(limits.wall),
             fsize: limits.file_bytes,
             nofile: limits.open_files,
             nproc: limits.processes,

@@ -4,7 +4,7 @@
 //! ([`super::sandbox::tier`]).
 
 use super::sandbox::tier::{self, SelfTest};
-use super::worker::Setup;
+use super::setup::Setup;
 use super::{HarnessError, RecordError, SandboxError};
 
 /// The harness's first line.
@@ -37,6 +37,11 @@ impl Ready {
             }
             .into());
         }
-        Ok(tier::verdict(setup.isolation, &t, uid.is_some())?)
+        tier::verdict(setup.isolation, &t, uid.is_some()).map_err(|why| {
+            RecordError::from(SandboxError::NotHeld {
+                tier: setup.isolation,
+                why,
+            })
+        })
     }
 }

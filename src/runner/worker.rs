@@ -7,49 +7,18 @@ use super::admission;
 use super::cgroup::MemoryCgroup;
 use super::harness::HARNESS_PY;
 use super::inputs::Inputs;
+use super::limits;
 use super::plan::Plan;
 use super::protocol::{self, HIDDEN_REQUEST};
-use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
+use super::sandbox::{self, Scratch, UidLease};
 use super::self_test::Ready;
+use super::setup::Setup;
 use super::{HarnessError, ProcessFailure, RecordError, SandboxError};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Limits every child runs under.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    pub case_timeout: Duration,
-    pub wall: Duration,
-    pub memory_bytes: u64,
-    pub file_bytes: u64,
-    pub open_files: u64,
-    /// Processes a submission may run (RLIMIT_NPROC). Where its processes
-    /// share a uid with the grader and the other workers (no uid of its
-    /// own, no bwrap namespace), the harness counts that uid's tasks too.
-    pub processes: u64,
-    /// Workers recording at once: without a uid or namespace of their own,
-    /// their submissions share one process count.
-    pub workers: usize,
-}
-
-/// What a worker needs to start: the isolation, the limits and the cases'
-/// inputs (tagged JSON, never expected outcomes), shared by all workers.
-pub struct Setup {
-    pub isolation: Isolation,
-    pub python: Python,
-    /// Files student code must not be able to read (the corpus, the grader):
-    /// the harness's self-test checks them under bwrap and landlock.
-    pub must_not_read: Vec<PathBuf>,
-    pub limits: Limits,
-    /// The cases' inputs: the visible ones sent at start, the hidden ones
-    /// per submission on request (`[{"f": function, "a": [args], "k":
-    /// [[name, value]]}, ...]` as JSON text each).
-    pub inputs: Inputs,
-}
 
 /// What the harness answered for one submission.
 pub struct Reply {
@@ -99,7 +68,7 @@ impl Worker {
             .unwrap_or_else(std::env::temp_dir);
         // A submission's total memory: twice what one of its processes may
         // map, for the worker's processes together, where a cgroup can be made.
-        let cgroup = MemoryCgroup::create(2 * setup.limits.memory_bytes);
+        let cgroup = MemoryCgroup::create(limits::cgroup_bytes(setup.limits.memory_bytes));
         let (mut cmd, inner_scratch) = sandbox::harness_command(
             setup.isolation,
             &host_scratch,
@@ -146,13 +115,13 @@ impl Worker {
             lines,
             stderr_tail,
             hidden_requests: 0,
-            reply_limit: setup.limits.wall + Duration::from_secs(30),
+            reply_limit: limits::reply_wait(setup.limits.wall),
             sandbox: String::new(),
             _scratch: scratch,
             cgroup: cgroup.ok(),
         };
         worker.send(init.as_bytes())?;
-        let ready = worker.receive(Duration::from_secs(60))?;
+        let ready = worker.receive(limits::READY_WAIT)?;
         let ready: Ready = match serde_json::from_str(ready.trim()) {
             Ok(r) => r,
             Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
@@ -279,14 +248,11 @@ fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Ve
     });
 }
 
-/// Largest compiled `main.py` kept, as hex (the harness reports at most 4 MiB).
-const MAX_PYC_HEX: usize = 8 << 20;
-
 /// Whether `pyc` is a compiled `main.py` as the harness reports one:
-/// lowercase hex, whole bytes, within [`MAX_PYC_HEX`].
+/// lowercase hex, whole bytes, within [`limits::PYC_HEX_CHARS`].
 fn is_pyc_hex(pyc: &str) -> bool {
     !pyc.is_empty()
-        && pyc.len() <= MAX_PYC_HEX
+        && pyc.len() <= limits::PYC_HEX_CHARS
         && pyc.len() % 2 == 0
         && pyc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -298,7 +264,10 @@ mod tests {
     use super::*;
     use crate::corpus::{Case, Corpus, Visibility};
     use crate::recording::format::CaseOutcome;
+    use crate::runner::sandbox::Isolation;
+    use crate::runner::setup::Limits;
     use crate::value::PyValue;
+    use std::path::PathBuf;
 
     fn corpus(cases: &[(&str, bool)]) -> Corpus {
         let cases = cases
@@ -380,10 +349,10 @@ mod tests {
             limits: Limits {
                 case_timeout: Duration::from_secs(5),
                 wall: Duration::from_secs(60),
-                memory_bytes: 1 << 30,
-                file_bytes: 16 << 20,
-                open_files: 64,
-                processes: 32,
+                memory_bytes: limits::MEMORY_BYTES,
+                file_bytes: limits::FILE_BYTES,
+                open_files: limits::OPEN_FILES,
+                processes: limits::PROCESSES,
                 workers: 1,
             },
             inputs,

@@ -1,7 +1,7 @@
 //! What reading and showing one returned value may cost the grader.
 //!
 //! The sandbox bounds the student's time; these bound the grader's. A
-//! recorded value is already capped in size (`record::caps`: 4 MiB of
+//! recorded value is already capped in size (`recording::caps`: 4 MiB of
 //! tagged JSON, 400,000 elements, 64 MiB a submission), and decoding and
 //! comparing it is linear in that text. What is not linear is turning a
 //! big int into decimal text and back (quadratic in num-bigint: 12 ms for

@@ -28,10 +28,7 @@ fn repo() -> PathBuf {
 fn the_harness_reports_what_a_result_shares_and_where() {
     use std::io::Write;
     let python = autograder::runner::Python::find(None).expect("a CPython to run the harness");
-    let sources = serde_json::json!({
-        "harness": include_str!("../../src/runner/harness/harness.py"),
-        "tagged": include_str!("../../src/runner/harness/tagged.py"),
-    });
+    let sources = autograder::runner::harness_check_input();
     let mut child = Command::new(&python.executable)
         .args(["-s", "-S", "-c"])
         .arg(include_str!("../../src/runner/harness/sharing_check.py"))
@@ -44,7 +41,7 @@ fn the_harness_reports_what_a_result_shares_and_where() {
         .stdin
         .take()
         .unwrap()
-        .write_all(sources.to_string().as_bytes())
+        .write_all(sources.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

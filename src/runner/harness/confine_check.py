@@ -1,4 +1,4 @@
-# A test (src/record/worker.rs): the seccomp filters keep a child off every
+# A test (src/runner/harness.rs): the seccomp filters keep a child off every
 # other process by themselves, whatever the Landlock ABI or the uid (run as
 # root here, where the kernel would let every call through). For each
 # tier's filter a forked child tries each call on itself, on its own process

@@ -1,19 +1,22 @@
-# A test (src/record/worker.rs): the supervisor never blocks giving a child
+# A test (src/runner/harness.rs): the supervisor never blocks giving a child
 # its hidden inputs. With a child that reads nothing (a student's thread
 # holding the interpreter lock stops the harness from reading), send_hidden
 # returns at once, keeping what the pipe did not take; write_hidden writes
 # more as the child reads, every byte exactly once and in order, then closes
-# the pipe; a child that is gone ends the writing. Run with harness.py's
-# source on stdin; prints "ok <bytes>".
+# the pipe; a child that is gone ends the writing. Run with the harness's
+# sources and limits on stdin (worker::check_input); prints "ok <bytes>".
 import fcntl
+import json
 import os
 import signal
 import sys
 
-source = sys.stdin.read().rstrip()
+sources = json.loads(sys.stdin.read())
+source = sources["harness"].rstrip()
 assert source.endswith("main()"), "harness.py no longer ends by calling main()"
 H = {"__name__": "autograder_harness_check"}
 exec(compile(source[: -len("main()")], "harness.py", "exec"), H)
+H["_load"](sources)
 H["INIT"] = {"cases": [], "timeout": 2, "wall": 60, "scratch": "/nonexistent", "tier": "none"}
 run = H["_Run"]({"source_hex": ""})
 # The inputs as the supervisor prepares them (given here, not asked for):

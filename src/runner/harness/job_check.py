@@ -1,18 +1,22 @@
-# A test (src/record/worker.rs): the job the supervisor writes a child
+# A test (src/runner/harness.rs): the job the supervisor writes a child
 # (_Run.job_bytes and its header) is read back by the child (_read_job)
-# exactly, through a real pipe and with the writer's pauses, with and
-# without compiled code; and a job cut short, too long, or with a bad head
-# is refused (the child then reports the grader's failure, never runs
-# student code). Run with harness.py's source on stdin; prints "ok <jobs>".
+# exactly, through a real pipe and with the writer's pauses, with and without
+# compiled code; and a job cut short, too long, or with a bad head is refused
+# (the child then reports the grader's failure, never runs student code). Run
+# with the harness's sources and limits on stdin (worker::check_input); prints
+# "ok <jobs>".
+import json
 import os
 import random
 import sys
 import threading
 
-source = sys.stdin.read().rstrip()
+sources = json.loads(sys.stdin.read())
+source = sources["harness"].rstrip()
 assert source.endswith("main()"), "harness.py no longer ends by calling main()"
 H = {"__name__": "autograder_harness_check"}
 exec(compile(source[: -len("main()")], "harness.py", "exec"), H)
+H["_load"](sources)
 Run = H["_Run"]
 H["INIT"] = {"cases": [], "timeout": 2, "wall": 60, "scratch": "/nonexistent", "tier": "none"}
 rng = random.Random(11)

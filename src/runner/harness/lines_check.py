@@ -1,15 +1,18 @@
-# A test (src/record/worker.rs): the supervisor's one-pass reading of case
+# A test (src/runner/harness.rs): the supervisor's one-pass reading of case
 # lines (_Run.case_lines) judges every result-channel line exactly as the
 # line-by-line reading (_Run.line) does, on seeded hostile streams split into
-# random chunks. Run with harness.py's source on stdin; prints "ok <streams>
-# <lines>".
+# random chunks. Run with the harness's sources and limits on stdin
+# (worker::check_input); prints "ok <streams> <lines>".
+import json
 import random
 import sys
 
-source = sys.stdin.read().rstrip()
+sources = json.loads(sys.stdin.read())
+source = sources["harness"].rstrip()
 assert source.endswith("main()"), "harness.py no longer ends by calling main()"
 H = {"__name__": "autograder_harness_check"}
 exec(compile(source[: -len("main()")], "harness.py", "exec"), H)
+H["_load"](sources)
 Run = H["_Run"]
 # Small enough to reach often (the harness's is 48 MiB).
 H["LINE_LIMIT"] = 4096

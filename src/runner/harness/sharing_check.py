@@ -4,7 +4,7 @@
 # hold is reported with where it is on both sides; a fresh result is not;
 # the walks never run student code (spies in every method they could call),
 # end on cycles and stay within their budgets on huge modules. Run with a
-# JSON object {"harness": harness.py's source, "tagged": tagged.py's} on
+# JSON object of the harness's sources and limits (worker::check_input) on
 # stdin; prints "ok <checks>".
 import json
 import os
@@ -17,10 +17,8 @@ source = sources["harness"].rstrip()
 assert source.endswith("main()"), "harness.py no longer ends by calling main()"
 H = {"__name__": "autograder_harness_check"}
 exec(compile(source[: -len("main()")], "harness.py", "exec"), H)
-T = types.ModuleType("autograder_tagged")
-exec(compile(sources["tagged"], "tagged.py", "exec"), T.__dict__)
-H["_shadow_builtins"](T.__dict__)
-H["T"] = T
+H["_load"](sources)
+T = H["T"]
 H["_plain_json"] = T.plain_json
 H["_PID"][0] = os.getpid()
 checks = [0]

@@ -14,9 +14,13 @@ import sys
 _I64_MIN = -(2 ** 63)
 _I64_MAX = 2 ** 63 - 1
 
-MAX_DEPTH = 100
-MAX_NODES = 200_000
-MAX_TEXT = 8 * 1024 * 1024
+# The encoder's budgets: nesting (deeper is opaque), nodes and characters
+# of text of one value, bits of one int (more is TooLarge), and how much of
+# an opaque value's type name and repr is kept. The harness sets them to the
+# run's (src/runner/limits.rs); imported on its own (the tests' drivers),
+# the codec has none.
+LIMITS = ("MAX_DEPTH", "MAX_NODES", "MAX_TEXT", "MAX_INT_BITS", "OPAQUE_TYPE_CHARS", "OPAQUE_REPR_CHARS")
+MAX_DEPTH = MAX_NODES = MAX_TEXT = MAX_INT_BITS = OPAQUE_TYPE_CHARS = OPAQUE_REPR_CHARS = sys.maxsize
 
 
 class TooLarge(Exception):
@@ -35,7 +39,7 @@ def _opaque(v, why=None):
             why = builtin_repr(v)
         else:
             why = "<%s object>" % name
-    return {"$opaque": {"type": name[:200], "repr": why[:1000]}}
+    return {"$opaque": {"type": name[:OPAQUE_TYPE_CHARS], "repr": why[:OPAQUE_REPR_CHARS]}}
 
 
 builtin_repr = repr
@@ -106,7 +110,7 @@ class Encoder:
             self._count()
             if _I64_MIN <= v <= _I64_MAX:
                 return v
-            if v.bit_length() > 300_000:
+            if v.bit_length() > MAX_INT_BITS:
                 raise TooLarge()
             digits = _int_text(v)
             self._count(len(digits))

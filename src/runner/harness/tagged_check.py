@@ -1,13 +1,17 @@
-# A test (src/record/worker.rs): the tagged encoder's fast paths agree with
-# the general ones on seeded hostile values. Run with tagged.py's source on
-# stdin; prints "ok <values on the fast path> <values>".
+# A test (src/runner/harness.rs): the tagged encoder's fast paths agree with
+# the general ones on seeded hostile values, within the run's limits. Run
+# with the harness's sources and limits on stdin (worker::check_input);
+# prints "ok <values on the fast path> <values>".
 import json
 import json.encoder
 import random
 import sys
 
+sources = json.loads(sys.stdin.read())
 T = {}
-exec(compile(sys.stdin.read(), "tagged.py", "exec"), T)
+exec(compile(sources["tagged"], "tagged.py", "exec"), T)
+for name in T["LIMITS"]:
+    T[name] = sources["limits"][name]
 esc = json.encoder.c_encode_basestring_ascii
 enc = json.encoder.c_make_encoder(None, None, esc, None, ":", ",", False, False, False)
 rng = random.Random(11)

@@ -4,7 +4,6 @@
 //! tier branches of `harness/harness.py`).
 
 use super::Isolation;
-use super::SandboxError;
 
 impl Isolation {
     /// The name stored in recordings.
@@ -72,13 +71,8 @@ pub enum NotHeld {
 
 /// Whether a passed self-test `t` proves what `isolation` promises; if so,
 /// what held, as reports say it (`own_uid`: the worker has a uid of its own).
-pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<String, SandboxError> {
-    let refuse = |why: NotHeld| {
-        Err(SandboxError::NotHeld {
-            tier: isolation,
-            why,
-        })
-    };
+pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<String, NotHeld> {
+    let refuse = Err;
     let own_uid = if own_uid { ", own uid" } else { "" };
     // What keeps the child off other processes: under bwrap and
     // rlimits, the scope-only Landlock domain and the seccomp filter

@@ -1,0 +1,806 @@
+"""The child: runs student code (one process per submission, forked by the
+zygote, again after a crash or timeout).
+
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
+
+
+def _class_name(cls):
+    try:
+        name = _type_getattr(cls, "__name__")
+    except BaseException:
+        name = "?"
+    return _text(name if type(name) is str else "?", NAME_CHARS)
+
+
+def _mro_names(cls):
+    names = []
+    try:
+        mro = _type_getattr(cls, "__mro__")
+    except BaseException:
+        mro = (cls,)
+    for c in tuple.__iter__(mro) if type(mro) is tuple else (cls,):
+        real = _REAL_CLASSES.get(id(c))
+        if real is not None and real[1] is c:
+            names.append(real[0])
+            continue
+        try:
+            module = _type_getattr(c, "__module__")
+        except BaseException:
+            module = "?"
+        try:
+            qual = _type_getattr(c, "__qualname__")
+        except BaseException:
+            qual = "?"
+        module = module if type(module) is str else "?"
+        qual = qual if type(qual) is str else "?"
+        names.append(_text(module, NAME_CHARS) + "." + _text(qual, NAME_CHARS))
+    return names
+
+
+def _message(e):
+    try:
+        m = str(e)
+        if type(m) is not str:
+            m = _exc_str(e)
+    except BaseException:
+        try:
+            m = _exc_str(e)
+        except BaseException:
+            m = "<unprintable exception>"
+    return _text(m if type(m) is str else "<unprintable exception>")
+
+
+def _raised(e):
+    cls = type(e)
+    return {"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": _message(e)}
+
+
+def _raised_text(e):
+    """dumps(_raised(e)), with the head of a built-in class's outcome made
+    once (its name and MRO cannot change)."""
+    cls = type(e)
+    known = _RAISED_HEADS.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1] + _esc(_message(e)) + "}"
+    return dumps(_raised(e))
+
+
+def _shares(v, arg_ids, seen, depth=0):
+    if depth > SHARES_DEPTH:
+        return False
+    t = type(v)
+    if t is tuple:
+        return any(_shares(x, arg_ids, seen, depth + 1) for x in tuple.__iter__(v))
+    if isinstance(v, list) or isinstance(v, dict):
+        if id(v) in arg_ids:
+            return True
+        if id(v) in seen:
+            return False
+        seen.add(id(v))
+        if isinstance(v, list):
+            return any(_shares(x, arg_ids, seen, depth + 1) for x in list.__iter__(v))
+        return any(
+            _shares(k, arg_ids, seen, depth + 1) or _shares(x, arg_ids, seen, depth + 1)
+            for k, x in dict.items(v)
+        )
+    return False
+
+
+def _prepare(case, built=False):
+    """A case's input, built once (visible: in the zygote, before any fork;
+    hidden: in the supervisor, see _Run.send_hidden): (function name, marshal bytes of (args,
+    kwargs)). Each call gets fresh copies from `marshal.loads` (C, exact for
+    the value model: dict order, bool vs int, -0.0 and NaN, big ints, tuples
+    vs lists, lone surrogates; no shared objects at version 2). The bytes
+    are a fixed point of loads/dumps, so an untouched copy dumps to them
+    again: one snapshot after the call tells whether the call changed its
+    arguments."""
+    if built:  # parsed with T.object_hook: the values themselves
+        args = case["a"]
+        kwargs = {k: v for k, v in case["k"]}
+    else:
+        args = [T.decode(a) for a in case["a"]]
+        kwargs = {k: T.decode(v) for k, v in case["k"]}
+    blob = _marshal_dumps((args, kwargs), 2)
+    for _ in range(4):
+        again = _marshal_dumps(_marshal_loads(blob), 2)
+        if again == blob:
+            return (case["f"], blob)
+        blob = again
+    raise ValueError("a case's arguments do not marshal to a fixed point")
+
+
+def _container_ids(v, ids, depth=0):
+    """The ids of every list and dict inside `v` (fresh from marshal: exact
+    types, no cycles; a dict's keys are hashable, so they hold none)."""
+    t = type(v)
+    if t is list:
+        ids.add(id(v))
+    elif t is dict:
+        ids.add(id(v))
+        v = dict.values(v)
+    elif t is not tuple:
+        return
+    for x in v:
+        t = type(x)
+        if t is list or t is dict or t is tuple:
+            _container_ids(x, ids, depth + 1)
+
+
+# ---------------------------------------------------------------------------
+# Fresh results: a result's lists and dicts must be new objects. Besides the
+# arguments' (shares_with_args), none may be one that, after the call, the
+# module holds (reachable from its globals through lists, tuples and dicts)
+# or one an earlier call of this child returned (kept alive here, so that no
+# id can be reused by a new object). Walked by exact type, through
+# list.__iter__, tuple.__iter__ and dict.values, so no student code runs;
+# dict keys are hashable and hold no list or dict. Which checkpoints this
+# fails is the grader's to decide (reference::RETURNS_NEW): the harness
+# reports it for every call.
+# ---------------------------------------------------------------------------
+
+# The walks' budgets (GLOBALS_BUDGET, RESULT_BUDGET: past them the rest is
+# not searched, nothing is failed), what a child keeps of earlier results
+# (EARLIER_LIMIT lists and dicts, EARLIER_TEXT of their encoded values, so
+# that big results cannot fill its memory) and how long `shared` may be
+# (PATH_CHARS, KEY_CHARS) are the run's limits (src/runner/limits.rs).
+_EARLIER = {}  # id -> every list and dict an earlier call of this child returned
+_EARLIER_ROOTS = []  # those results, oldest first
+_EARLIER_SIZE = [0]  # the length of their encoded values, in all
+_getrefcount = sys.getrefcount
+def _scalar(t):
+    """Whether `t` (a type) is one no list or dict hides in. By identity:
+    `t in (str, ...)` would compare, and a student's metaclass may define
+    `__eq__`."""
+    return t is str or t is int or t is float or t is bool or t is _NONE_TYPE
+
+
+_NONE_TYPE = type(None)
+
+
+def _items_of(x, t):
+    """The items of a list, tuple or dict (subclasses too: their own
+    methods are never called), or None for anything else."""
+    if t is list or t is tuple or t is dict:
+        return list.__iter__(x) if t is list else (tuple.__iter__(x) if t is tuple else dict.values(x))
+    if _scalar(t):
+        return None
+    if issubclass(t, list):
+        return list.__iter__(x)
+    if issubclass(t, tuple):
+        return tuple.__iter__(x)
+    if issubclass(t, dict):
+        return dict.values(x)
+    return None
+
+
+def _containers(v, found, refs, budget=RESULT_BUDGET):
+    """Every list and dict in `v` (subclasses too, through tuples), by id,
+    into `found`, and into `refs` how many references the result itself
+    holds to each (its parents' slots). False when the budget ran out
+    before the walk ended (then both are partial)."""
+    tuples = set()
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        items = _items_of(x, t)
+        if items is None:
+            continue
+        if t is tuple or (t is not list and t is not dict and issubclass(t, tuple)):
+            if id(x) in tuples:
+                continue
+            tuples.add(id(x))
+        else:
+            if id(x) in found:
+                continue
+            found[id(x)] = x
+        budget -= 1
+        for y in items:
+            budget -= 1
+            if budget < 0:
+                return False
+            if not _scalar(type(y)):
+                refs[id(y)] = refs.get(id(y), 0) + 1
+                stack.append(y)
+    return True
+
+
+def _outside_refs(root, found, refs):
+    """For each list and dict of the result (`root`, held by one local of
+    its caller), by id: its reference count less the result's own
+    references to it, less what holding it here costs (_REF_BASE: one base
+    for the root, one for the rest). Above 0: something else holds it.
+    Called straight from the function that holds the result, as the
+    calibration (_ref_bases) calls it."""
+    out = {}
+    root_base, base = _REF_BASE
+    for i in found:
+        x = found[i]
+        out[i] = _getrefcount(x) - refs.get(i, 0) - (root_base if x is root else base)
+    return out
+
+
+def _ref_bases():
+    """The (root, other) bases of _outside_refs, from a probe built and held
+    as _run_case holds a result; None when the interpreter's counts do not
+    show one more holder of any one object as exactly one more (then every
+    result is searched for in the module and the earlier results)."""
+    global _REF_BASE
+    _REF_BASE = (0, 0)
+    probe = {"a": [[], {"b": ((), [{}])}], "c": ([{}],), "d": [1, "x"]}
+    found, refs = {}, {}
+    if not _containers(probe, found, refs) or len(found) != 9:
+        return None
+    counts = _outside_refs(probe, found, refs)
+    root_base = counts.pop(id(probe))
+    bases = set(counts.values())
+    if len(bases) != 1:
+        return None
+    _REF_BASE = (root_base, bases.pop())
+    for i in list(found):
+        holder = [found[i]]
+        counts = _outside_refs(probe, found, refs)
+        if counts.pop(i) != 1 or any(counts.values()):
+            return None
+        del holder
+    if any(_outside_refs(probe, found, refs).values()):
+        return None
+    return _REF_BASE
+
+
+def _key_text(k):
+    """A dict key as a path shows it: the repr of a str (cut), an int, a
+    float, a bool or None; `...` for anything else (never its own repr)."""
+    t = type(k)
+    if t is str:
+        text = str.__repr__(k[:KEY_CHARS])
+        return text if len(k) <= KEY_CHARS else text[:-1] + "..." + text[-1]
+    if t is int:
+        return _int_repr(k) if -(10**20) < k < 10**20 else "<int>"
+    if t is float:
+        return _float_repr(k)
+    if k is None:
+        return "None"
+    if k is True or k is False:
+        return "True" if k is True else "False"
+    return "..."
+
+
+def _path_to(root, target, budget=RESULT_BUDGET):
+    """The steps (`[0]`, `['key']`) from `root` to the list or dict whose id
+    is `target`, depth first; None when not found within `budget` nodes."""
+    stack = [(root, ())]
+    seen = set()
+    while stack and budget > 0:
+        x, steps = stack.pop()
+        if id(x) == target:
+            return steps
+        t = type(x)
+        if _scalar(t) or id(x) in seen:
+            continue
+        keyed = t is dict or (t is not list and t is not tuple and issubclass(t, dict))
+        items = dict.items(x) if keyed else _items_of(x, t)
+        if items is None:
+            continue
+        seen.add(id(x))
+        budget -= 1
+        children = []
+        for i, y in enumerate(items):
+            budget -= 1
+            if budget < 0:
+                break
+            if keyed:
+                i, y = y
+            if not _scalar(type(y)):
+                children.append((y, i))
+        for y, i in reversed(children):
+            stack.append((y, steps + ("[%s]" % _key_text(i) if keyed else "[%d]" % i,)))
+    return None
+
+
+def _path_text(head, steps):
+    text = head + "".join(steps or ())
+    return text if len(text) <= PATH_CHARS else text[: PATH_CHARS - 3] + "..."
+
+
+def _module_holder(mod_dict, targets):
+    """(global name, its value, id) of the first list or dict reachable from
+    the module's globals (`__builtins__` aside) whose id is in `targets`,
+    within GLOBALS_BUDGET nodes; None otherwise."""
+    budget = GLOBALS_BUDGET
+    seen = set()
+    for name, v in list(dict.items(mod_dict)):
+        if type(name) is str and name == "__builtins__":
+            continue
+        stack = [v]
+        while stack:
+            x = stack.pop()
+            t = type(x)
+            items = _items_of(x, t)
+            if items is None:
+                continue
+            if t is not tuple and not (t is not list and t is not dict and issubclass(t, tuple)):
+                if id(x) in targets:
+                    return name, v, id(x)
+                if id(x) in seen:
+                    continue
+                seen.add(id(x))
+            budget -= 1
+            for y in items:
+                budget -= 1
+                if budget < 0:
+                    return None
+                if not _scalar(type(y)):
+                    stack.append(y)
+    return None
+
+
+def _global_name(name):
+    if type(name) is str and name.isascii() and name.isidentifier() and len(name) <= KEY_CHARS:
+        return "main." + name
+    return "vars(main)[%s]" % _key_text(name)
+
+
+def _first_in(result, found, targets):
+    """The id of the first of the result's lists and dicts (`found`) that is
+    in `targets`, depth first from the root (so the outermost); None when
+    there is none."""
+    hits = [i for i in found if i in targets]
+    if len(hits) <= 1:
+        return hits[0] if hits else None
+    hit = set(hits)
+    stack = [result]
+    seen = set()
+    while stack:
+        x = stack.pop()
+        if id(x) in hit:
+            return id(x)
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        items = _items_of(x, type(x))
+        if items is not None:
+            stack.extend(reversed([y for y in items if not _scalar(type(y))]))
+    return hits[0]
+
+
+def _shared_with_args(result, found, args, kwargs, arg_ids):
+    """`got[...] is args[i][...]`: where the first object the result shares
+    with the arguments is, in both; None when it cannot be found."""
+    hit = _first_in(result, found, arg_ids)
+    if hit is None:
+        return None
+    heads = [("args[%d]" % i, a) for i, a in enumerate(args)]
+    heads += [("kwargs[%s]" % _key_text(k), a) for k, a in dict.items(kwargs)]
+    for head, a in heads:
+        where = _path_to(a, hit)
+        if where is not None:
+            return "%s is %s" % (_path_text("got", _path_to(result, hit)), _path_text(head, where))
+    return None
+
+
+def _shared_with_state(mod_dict, result, found):
+    """Where the result shares a list or dict with the module's globals or
+    an earlier result (`got['a'] is main.CACHE['a']`, `got is an earlier
+    call's result`); None when it shares none."""
+    held = _module_holder(mod_dict, found)
+    if held is not None:
+        name, value, hit = held
+        where = _path_to(value, hit)
+        head = _global_name(name)
+    else:
+        hit = _first_in(result, found, _EARLIER)
+        if hit is None:
+            return None
+        where = None
+        for root in reversed(_EARLIER_ROOTS):
+            where = _path_to(root, hit)
+            if where is not None:
+                break
+        head = "an earlier call's result"
+    return "%s is %s" % (_path_text("got", _path_to(result, hit)), _path_text(head, where))
+
+
+def _keep_result(result, found, size):
+    """Keeps the result's lists and dicts alive for the later calls' check
+    (`size`: the length of its encoded value), within EARLIER_LIMIT and
+    EARLIER_TEXT; past them, later results are not kept."""
+    if len(_EARLIER) + len(found) <= EARLIER_LIMIT and _EARLIER_SIZE[0] + size <= EARLIER_TEXT:
+        _EARLIER.update(found)
+        _EARLIER_ROOTS.append(result)
+        _EARLIER_SIZE[0] += size
+
+
+_REF_BASE = None
+_REF_BASE = _ref_bases()
+
+
+def _run_case(mod_dict, case):
+    """One call; returns the outcome's JSON text, or None for out-of-memory."""
+    name, blob = case
+    fn = dict.get(mod_dict, name)
+    if fn is None:
+        return '{"kind":"missing"}'
+    args, kwargs = _marshal_loads(blob)
+    pid = _PID[0]
+    try:
+        result = fn(*args, **kwargs)
+    except MemoryError:
+        if _getpid() != pid:
+            _exit(0)
+        return None
+    except BaseException as e:
+        if _getpid() != pid:
+            _exit(0)
+        _setrecursionlimit(_RECURSION_LIMIT)
+        return _raised_text(e)
+    if _getpid() != pid:  # a process the student forked returned from the call
+        _exit(0)
+    _setrecursionlimit(_RECURSION_LIMIT)
+    ids = []  # the fast path's: every list and dict in the result
+    try:
+        value = _plain_json(result, _C_ENCODER, ids) if _C_ENCODER is not None else None
+        if value is None:
+            ids = None
+            value = dumps(T.encode(result))
+    except T.TooLarge:
+        _KEEP.append(result)  # freed by the process exit, not one object at a time
+        return '{"kind":"output-too-large"}'
+    except MemoryError:
+        return None
+    except BaseException:
+        ids = None
+        value = '{"$opaque":{"type":"object","repr":"<could not be encoded>"}}'
+    shared = None
+    state = False
+    found = {}  # id -> every list and dict of the result
+    refs = {}  # id -> the result's own references to it
+    whole = False
+    try:
+        if _items_of(result, type(result)) is not None:
+            whole = _containers(result, found, refs)
+    except BaseException:
+        found = {}
+    try:
+        # Only a list, dict or tuple can hold the arguments' objects.
+        if ids is not None:
+            # The fast path saw every list and dict the result holds.
+            shares = False
+            if ids:
+                arg_ids = set()
+                _container_ids(args, arg_ids)
+                arg_ids.discard(id(args))
+                for x in kwargs.values():
+                    _container_ids(x, arg_ids)
+                shares = not arg_ids.isdisjoint(ids)
+        elif type(result) is tuple or isinstance(result, list) or isinstance(result, dict):
+            arg_ids = set()
+            _container_ids(args, arg_ids)
+            arg_ids.discard(id(args))
+            for x in kwargs.values():
+                _container_ids(x, arg_ids)
+            shares = bool(arg_ids) and _shares(result, arg_ids, set())
+        else:
+            shares = False
+    except BaseException:
+        shares = True
+    if found:
+        try:
+            if shares:
+                shared = _shared_with_args(result, found, args, kwargs, arg_ids)
+            elif not whole or _REF_BASE is None or any(n > 0 for n in _outside_refs(result, found, refs).values()):
+                shared = _shared_with_state(mod_dict, result, found)
+                state = shared is not None
+        except BaseException:  # a thread of the student's changed what was walked
+            shared = None
+        _keep_result(result, found, len(value))
+    try:
+        changed = _marshal_dumps((args, kwargs), 2) != blob
+    except BaseException:  # something marshal refuses was put in them
+        changed = True
+    extra = ""
+    if state:
+        extra = ',"shares_with_state":true'
+    if shared is not None:
+        extra += ',"shared":' + _esc(_text(shared, 2 * PATH_CHARS + 8))
+    return (
+        '{"kind":"returned","value":%s,"shares_with_args":%s,"args_changed":%s%s}'
+        % (value, "true" if shares else "false", "true" if changed else "false", extra)
+    )
+
+
+def _import_error(e, path):
+    line = None
+    if isinstance(e, SyntaxError):
+        line = e.lineno if type(e.lineno) is int else None
+    else:
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == path:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+    return {"kind": "import-error", "exc_type": _class_name(type(e)), "message": _message(e), "line": line}
+
+
+def _report(line):
+    _write_all(RESULT_FD, line.encode("utf-8") + b"\n")
+
+
+def _bytecode(pyc, path, source):
+    """main.py's compiled code, an unchecked hash-based .pyc (None when it
+    does not compile): `pyc`, the code a previous session of the same source
+    compiled (the job's "pyc_hex", from the grader's store), else compiled
+    here. Compiling runs no student code.
+
+    Without "pyc_hex" the child always says "K <hex>" (or "K" when it could
+    not compile) before import: the supervisor takes that one line only,
+    so what student code writes later cannot stand in for it."""
+    data = pyc
+    if pyc is None:
+        try:
+            code = compile(source, path, "exec", dont_inherit=True)
+            # The same bytes whatever the folder (import sets the real path
+            # back, as for any .pyc), so a store file is reproducible.
+            _imp._fix_co_filename(code, "main.py")
+            data = importlib._bootstrap_external._code_to_hash_pyc(code, importlib.util.source_hash(source), False)
+            del code
+        except BaseException:
+            data = None
+        _report("K " + data.hex() if data is not None and len(data) <= PYC_LIMIT else "K")
+    return data
+
+
+# An unchecked hash-based .pyc: the interpreter's magic, then flags 0b01.
+_PYC_HEAD = importlib.util.MAGIC_NUMBER + b"\x01\x00\x00\x00"
+
+
+def _import_main(path, pyc):
+    """`import main` for main.py at `path`, with `pyc` (see _bytecode) as the
+    .pyc import would read from __pycache__: the steps of importlib's own
+    load (the spec a path finder makes, the module in sys.modules while its
+    code runs and removed if it raises, whatever sys.modules then holds
+    returned), without writing the .pyc to disk and finding it again,
+    which was a third of the import (0.5 ms a session). Code that is not a
+    .pyc of this interpreter is left to import, which compiles main.py and
+    reports what it finds."""
+    code = None
+    if pyc is not None and pyc[:8] == _PYC_HEAD:
+        try:
+            code = _marshal_loads(memoryview(pyc)[16:])
+        except BaseException:
+            code = None
+    if type(code) is not types.CodeType:
+        return importlib.import_module("main")
+    # As importlib's SourceLoader.get_code: the code's file names are the
+    # real main.py's.
+    _imp._fix_co_filename(code, path)
+    spec = importlib.util.spec_from_file_location("main", path)
+    module = importlib.util.module_from_spec(spec)
+    # As importlib._bootstrap._load_unlocked.
+    spec._initializing = True
+    try:
+        sys.modules["main"] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException:
+            try:
+                del sys.modules["main"]
+            except KeyError:
+                pass
+            raise
+        module = sys.modules.pop("main")
+        sys.modules["main"] = module
+    finally:
+        spec._initializing = False
+    return module
+
+
+def _set_limits(limits):
+    for name, key in (
+        ("RLIMIT_AS", "as"),
+        ("RLIMIT_CPU", "cpu"),
+        ("RLIMIT_FSIZE", "fsize"),
+        ("RLIMIT_NOFILE", "nofile"),
+        ("RLIMIT_NPROC", "nproc"),
+        ("RLIMIT_CORE", "core"),
+    ):
+        value = limits.get(key)
+        if value is not None:
+            try:
+                resource.setrlimit(getattr(resource, name), (value, value))
+            except (ValueError, OSError):
+                pass
+
+
+def _drop_privileges():
+    uid = INIT.get("uid")
+    if uid is None:
+        return
+    gid = INIT.get("gid", uid)
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError("could not drop privileges")
+
+
+def _enter_sandbox(jobdir, name):
+    """Limits, the worker uid, the submission's folder, then the child's
+    own Landlock domain and seccomp filter (landlock tier) or the scope-only
+    domain and the filter that keeps it off other processes (the others);
+    returns the folder `name` made in jobdir for this child. Raises when any
+    of it fails."""
+    try:
+        # The worker's own processes are the OOM killer's last choice
+        # (-1000, set by Rust); the submission's are its first.
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    _set_limits(INIT["rlimits"])
+    _drop_privileges()
+    os.umask(0o077)
+    os.makedirs(jobdir, mode=0o700, exist_ok=True)
+    here = os.path.join(jobdir, name)
+    os.mkdir(here, 0o700)
+    os.chdir(here)
+    if INIT["tier"] == "landlock":
+        C.confine(INIT["read_roots"], jobdir)
+        # tempfile would try /tmp and /var/tmp first, now unwritable.
+        os.environ["TMPDIR"] = here
+    else:
+        # The other tiers still keep the child from tracing (where the
+        # kernel has Landlock), signalling, re-limiting or renicing what is
+        # outside it.
+        C.scope_only()
+    return here
+
+
+def _read_job(fd):
+    """The job the supervisor writes a child, until it closes the pipe:
+    b"<source bytes> <compiled bytes, or -1>\n", the source, then the
+    compiled code. Returns (source, compiled code or None)."""
+    try:
+        head = bytearray()
+        while b"\n" not in head and len(head) < 64:
+            chunk = _read(fd, 64)
+            if not chunk:
+                break
+            head += chunk
+        first, _, rest = bytes(head).partition(b"\n")
+        sizes = first.split(b" ")
+        if len(sizes) != 2 or not all(x.lstrip(b"-").isdigit() for x in sizes):
+            raise ValueError("the supervisor wrote no job")
+        n_source, n_pyc = int(sizes[0]), int(sizes[1])
+        total = n_source + max(n_pyc, 0)
+        if not (0 <= n_source <= JOB_LIMIT and -1 <= n_pyc <= JOB_LIMIT) or len(rest) > total:
+            raise ValueError("the supervisor wrote no job")
+        # Read straight into one buffer of the job's size (no copy per read).
+        job = bytearray(total)
+        job[: len(rest)] = rest
+        view = memoryview(job)
+        got = len(rest)
+        while got < total:
+            n = os.readv(fd, [view[got:]])
+            if n == 0:
+                raise ValueError("the supervisor's job ended early")
+            got += n
+        if _read(fd, 1):
+            raise ValueError("the supervisor wrote more than its job")
+    finally:
+        os.close(fd)
+    source = bytes(view[:n_source])
+    return source, (bytes(view[n_source:]) if n_pyc >= 0 else None)
+
+
+def _child(request, res_w, out_w, hid_r, job_r):
+    """Never returns: runs cases start..n of the request and exits. The job
+    (source, compiled code) comes from the supervisor on job_r; the hidden
+    cases' inputs arrive on HIDDEN_FD only once the visible ones are
+    answered."""
+    try:
+        start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
+        chosen = request["visible"]
+        cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
+        try:
+            (source, pyc), unread = _read_job(job_r), None
+        except BaseException as e:  # reported below, once the channel is set up
+            source = pyc = None
+            unread = e
+        os.setsid()
+        _own_ipc_namespace()
+        _name(b"ag-child")
+        # Out of the way of the numbers they are moved to.
+        fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
+        fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(fd3, RESULT_FD)
+        os.dup2(fd4, HIDDEN_FD)
+        os.closerange(HIDDEN_FD + 1, 1 << 16)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            if unread is not None:
+                raise unread
+            here = _enter_sandbox(jobdir, str(attempt))
+            path = os.path.join(here, "main.py")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            _write_all(fd, source)
+            os.close(fd)
+        except BaseException as e:
+            # The grader's failure, not the student's: no student code has run.
+            _report("X " + dumps(_text("%s: %s" % (type(e).__name__, e))))
+            _exit(0)
+        # From here on student code runs: the supervisor takes no "X" line.
+        _report("S")
+        sys.path.insert(0, here)
+        sys.dont_write_bytecode = True
+        sys.argv = [path]
+        sys.modules.pop("main", None)
+        pyc = _bytecode(pyc, path, source)
+        del source
+        try:
+            module = _import_main(path, pyc)
+            mod_dict = _obj_getattr(module, "__dict__")
+            if type(mod_dict) is not dict:
+                raise ImportError("main has no module dictionary")
+        except MemoryError as e:
+            _report("E " + dumps(_import_error(e, path)))
+            _exit(0)
+        except BaseException as e:
+            if _getpid() != _PID[0]:
+                _exit(0)
+            _setrecursionlimit(_RECURSION_LIMIT)
+            _report("E " + dumps(_import_error(e, path)))
+            _exit(0)
+        if _getpid() != _PID[0]:
+            _exit(0)
+        _report("I")
+        visible = len(cases)
+        for i in range(start, n):
+            if i == max(start, visible):
+                # Every visible case is answered (by this child or an
+                # earlier one): only now do the hidden inputs come.
+                if start < visible:
+                    _report("V")
+                hidden = _read_hidden(HIDDEN_FD)
+                cases = cases + _marshal_loads(hidden)
+                del hidden
+            text = _run_case(mod_dict, cases[i])
+            restart = text is None
+            if text is None:
+                text = '{"kind":"out-of-memory"}'
+            elif len(text) > LINE_LIMIT - 64:
+                text = '{"kind":"output-too-large"}'
+                restart = True
+            elif text == '{"kind":"output-too-large"}':
+                restart = True
+            _report("C %d %s" % (i, text))
+            if restart:
+                # The heap may be huge: a fresh process is faster than freeing it.
+                _report("R")
+                _exit(0)
+        _report("D")
+        for f in (_stdout, _stderr):
+            try:
+                f.flush()
+            except BaseException:
+                pass
+    finally:
+        _exit(0)
+
+
+_PID = [0]
+_KEEP = []
+_HIDDEN_ALL = [None]  # the supervisor's: every hidden case's prepared input (marshal bytes)
+# Built-in exception classes -> (class, the start of their "raised" outcome).
+_RAISED_HEADS = {}
+_plain_json = None

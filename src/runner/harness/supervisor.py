@@ -1,0 +1,664 @@
+"""The supervisor: one per worker, reads each job from Rust, has the zygote
+fork its children, watches them against their limits and answers Rust.
+
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
+
+
+def _cpu_seconds(sid):
+    """CPU time used so far (user + system) by the processes of session `sid`
+    (the child and whatever it forked without leaving the session), from
+    /proc; inf when unreadable, so the wall-clock limit applies."""
+    total = 0
+    found = False
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return float("inf")
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            fields = _read_proc("/proc/" + name + "/stat").rpartition(b")")[2].split()
+            if int(fields[3]) == sid:
+                total += int(fields[11]) + int(fields[12])
+                found = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / _CLK_TCK if found else float("inf")
+
+
+def _tmpfs_used(path="/tmp"):
+    """(bytes, inodes) in use on the filesystem holding `path`."""
+    try:
+        v = os.statvfs(path)
+    except OSError:
+        return (0, 0)
+    return ((v.f_blocks - v.f_bfree) * v.f_frsize, v.f_files - v.f_ffree)
+
+
+def _usage(path):
+    """Bytes a folder takes on disk (allocated blocks, so sparse files count
+    what they use); more than the limit when it holds more than DISK_ENTRIES
+    entries (inodes are disk too, and counting them must stay cheap)."""
+    total = 0
+    entries = 0
+    stack = [path]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                entries += 1
+                if entries > DISK_ENTRIES:
+                    return DISK_LIMIT + 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += st.st_blocks * 512
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(e.path)
+    return total
+
+
+def _proc_cpu(pid):
+    """CPU time (user + system) of one process, from /proc, measured here
+    rather than reported by the child; 0 when unreadable (then the session's
+    total from `_cpu_seconds` and the wall cap still bound the case)."""
+    try:
+        fields = _read_proc("/proc/%d/stat" % pid).rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _status_outcome(status):
+    if status is None:
+        return {"kind": "crashed", "exit_code": None, "signal": None}
+    if os.WIFSIGNALED(status):
+        return {"kind": "crashed", "exit_code": None, "signal": os.WTERMSIG(status)}
+    if os.WIFEXITED(status):
+        return {"kind": "crashed", "exit_code": os.WEXITSTATUS(status), "signal": None}
+    return {"kind": "crashed", "exit_code": None, "signal": None}
+
+
+class _Run:
+    """State of one submission's recording across children."""
+
+    def __init__(self, job):
+        self.job = job
+        self.source = bytes.fromhex(job["source_hex"])
+        # The cases this submission runs: every case, or the job's subset
+        # (positions among the visible inputs, and how many of the hidden
+        # inputs Rust will send: only the chosen ones).
+        chosen = job.get("visible")
+        self.chosen = chosen  # the zygote builds the child's cases from these positions
+        if chosen is None:
+            self.cases = INIT["cases"]
+            hidden = INIT.get("hidden_count", 0)
+        else:
+            every = INIT["cases"]
+            if any(type(i) is not int or not 0 <= i < len(every) for i in chosen):
+                raise ValueError("a job chose a case that does not exist")
+            self.cases = [every[i] for i in chosen]
+            hidden = job.get("hidden", 0)
+        self.nv = len(self.cases)  # visible cases, run first
+        self.n = self.nv + int(hidden)
+        self.hidden = None  # the hidden cases' inputs (JSON bytes), asked for once the visible are answered
+        self.outcomes = [None] * self.n
+        self.output = bytearray()
+        self.output_total = 0
+        self.reply_bytes = 0
+        self.timeout = float(INIT["timeout"])
+        self.wall = float(INIT["wall"])
+        self.wall_end = _monotonic() + self.wall
+        _JOBS[0] += 1
+        self.jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0]))
+        self.failure = None  # the grader's own failure: no outcome is valid
+        self.pyc = None  # main.py compiled by this session's first child (hex), for the store
+        self.findings = []  # runtime integrity findings (see seen)
+        # The submission's folder is watched while cases run, in every tier:
+        # under landlock it is the only place it may write (on the host's
+        # disk), under bwrap it shares a tmpfs with the worker's scratch.
+        self.watch_disk = True
+        # Under bwrap /tmp is the worker's own tmpfs, which the supervisor
+        # (root without CAP_DAC_OVERRIDE there) measures as a whole.
+        self.disk_base = _tmpfs_used() if INIT["tier"] == "bwrap" else None
+
+    def take_output(self, data):
+        self.output_total += len(data)
+        room = OUTPUT_LIMIT - len(self.output)
+        if room > 0:
+            self.output += data[:room]
+
+    def budget_timeout(self):
+        """The outcome of a case the submission's wall budget ended (or left unrun)."""
+        return {"kind": "timeout", "seconds": self.timeout, "submission_budget": self.wall}
+
+    def fill(self, start, outcome):
+        for i in range(start, self.n):
+            if self.outcomes[i] is None:
+                self.outcomes[i] = dumps(outcome).encode()
+
+    def make_jobdir(self):
+        _Run.make_jobdir_for(self.jobdir)
+
+    @staticmethod
+    def make_jobdir_for(jobdir):
+        """The submission's folder, made by the supervisor for the worker uid
+        where it can (root without bwrap: the scratch root is root's);
+        otherwise the child makes it."""
+        uid = INIT.get("uid")
+        if uid is None:
+            return
+        try:
+            os.mkdir(jobdir, 0o700)
+        except OSError:
+            return
+        try:
+            os.chown(jobdir, uid, INIT.get("gid", uid))
+        except OSError:  # no CAP_CHOWN (bwrap): /tmp is the child's to use
+            os.rmdir(jobdir)
+
+    def run(self):
+        self.make_jobdir()
+        start = 0
+        attempt = 0
+        while start < self.n:
+            if _monotonic() >= self.wall_end:
+                self.fill(start, self.budget_timeout())
+                break
+            start = self.one_child(start, attempt)
+            attempt += 1
+
+    def one_child(self, start, attempt):
+        """Has the zygote fork a child for cases start..; returns where the
+        next child starts."""
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        hid_r, hid_w = os.pipe()
+        job_r, job_w = os.pipe()
+        request = {"start": start, "attempt": attempt, "jobdir": self.jobdir, "n": self.n, "visible": self.chosen}
+        try:
+            cpid = _ZYGOTE.fork_child(request, [res_w, out_w, hid_r, job_r])
+        finally:
+            for fd in (res_w, out_w, hid_r, job_r):
+                os.close(fd)
+        # The job (the source, and its compiled code) goes straight to the
+        # child: the zygote never holds it.
+        try:
+            fcntl.fcntl(job_w, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+        except OSError:
+            pass
+        try:
+            source, pyc = self.job_bytes()
+            _write_all(job_w, b"%d %d\n" % (len(source), -1 if pyc is None else len(pyc)) + source + (pyc or b""))
+        except OSError:  # the child is gone: it will be judged as such
+            pass
+        finally:
+            os.close(job_w)
+        os.set_blocking(res_r, False)
+        os.set_blocking(out_r, False)
+        for fd in (res_r, out_r, hid_w):
+            try:
+                fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+            except OSError:
+                pass
+        # The zygote (the child's parent) says when it has exited.
+        exit_fd = _ZYGOTE.sock.fileno()
+        st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
+        st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
+        st["hidden_left"] = None  # what of them is still to write (see send_hidden)
+        if self.nv <= start < self.n:
+            self.send_hidden(st)
+        st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
+        st["since"] = _monotonic()  # ... and the wall time
+        buf = bytearray()
+        deadline = min(_monotonic() + self.timeout, self.wall_end)
+        next_disk = _monotonic() + DISK_EVERY
+        exited = False
+        status = None
+        failure = None
+        res_open = out_open = True
+        while True:
+            now = _monotonic()
+            if now >= deadline:
+                if st["finished"]:
+                    break
+                used = _cpu_seconds(cpid) - st["cpu"]
+                cap = min(st["since"] + WALL_FACTOR * self.timeout, self.wall_end)
+                if used >= self.timeout * CPU_SHARE or now >= cap:
+                    # The submission's wall budget, not the case's own limit,
+                    # when it ended the case before the case's limit did.
+                    by_budget = used < self.timeout * CPU_SHARE and now >= self.wall_end and self.wall_end < st["since"] + WALL_FACTOR * self.timeout
+                    failure = self.budget_timeout() if by_budget else {"kind": "timeout", "seconds": self.timeout}
+                    break
+                deadline = min(now + max(self.timeout - used, CPU_EVERY), cap)
+            fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
+            if exit_fd is not None:
+                fds.append(exit_fd)
+            if self.watch_disk and now >= next_disk:
+                if self.disk_used() > DISK_LIMIT:
+                    failure = {"kind": "disk-limit", "bytes": DISK_LIMIT}
+                    break
+                next_disk = now + DISK_EVERY
+            wait = deadline - now
+            if self.watch_disk:
+                wait = max(min(wait, next_disk - now), 0.0)
+            writing = [st["hid_w"]] if st["hidden_left"] is not None else []
+            ready, writable, _ = select.select(fds, writing, [], wait)
+            if writable:
+                self.write_hidden(st)
+            if out_r in ready:
+                data = self._read(out_r)
+                if data == b"":
+                    out_open = False
+                elif data:
+                    self.take_output(data)
+            if res_r in ready:
+                data = self._read(res_r)
+                if data == b"":
+                    res_open = False
+                elif data:
+                    buf += data
+                    if self.lines(buf, st):
+                        st["since"] = _monotonic()
+                        st["cpu"] = _proc_cpu(cpid)
+                        deadline = min(st["since"] + (EXIT_WAIT if st["finished"] else self.timeout), self.wall_end)
+            exited = exit_fd in ready
+            if st["bad"] or st["all"]:
+                break
+            if ready and not exited and not st["finished"] and st["hidden_left"] is None:
+                # Let the child get on (see READ_EVERY); its exit ends the wait.
+                nap = min(READ_EVERY, deadline - _monotonic())
+                if nap > 0:
+                    select.select([exit_fd], [], [], nap)
+            if exited:
+                while True:  # what the child wrote before it ended
+                    data = self._read(res_r)
+                    if not data:
+                        break
+                    buf += data
+                self.lines(buf, st)
+                break
+        # A child that finished every case and exited leaves its leftovers to
+        # the reaper that runs before the answer; any other is reaped now,
+        # before the next child starts (one that does not exit after its last
+        # case, say a student's sys.stdout.flush that never returns, too).
+        kill = not (st["finished"] and st["pending"] >= self.n and exited)
+        status = self._finish_child(cpid, res_r, out_r, kill=kill)
+        if st["hid_w"] is not None:
+            os.close(st["hid_w"])
+        if failure is not None and failure["kind"] == "disk-limit":
+            # Its processes are dead: what they wrote goes before the next
+            # child (which would otherwise start over the limit).
+            _clear(self.jobdir)
+        if st["all"] or self.failure is not None:
+            return self.n
+        if st["finished"] and not st["bad"]:
+            return st["pending"]
+        if st["bad"]:
+            failure = {"kind": "crashed", "exit_code": None, "signal": None}
+        elif failure is None:
+            failure = _status_outcome(status)
+        if not st["imported"]:
+            self.fill(start, failure)
+            return self.n
+        if st["pending"] < self.n:
+            self.outcomes[st["pending"]] = dumps(failure).encode()
+        return st["pending"] + 1
+
+    def job_bytes(self):
+        """The job's source and compiled code (None until some session has
+        compiled it), as a child is given them: bytes."""
+        pyc = self.job.get("pyc_hex")
+        return self.source, (bytes.fromhex(pyc) if pyc is not None else None)
+
+    def disk_used(self):
+        """What the submission has written so far (bytes)."""
+        if self.disk_base is not None:
+            used, files = _tmpfs_used()
+            if files - self.disk_base[1] > DISK_ENTRIES:
+                return DISK_LIMIT + 1
+            return used - self.disk_base[0]
+        return _usage(self.jobdir)
+
+    def send_hidden(self, st):
+        """Starts giving the child the hidden cases' inputs (asking Rust for
+        them the first time: until every visible case of the submission is
+        answered, no process of it holds them). The pipe does not block:
+        what it does not take now is written as the child reads it (see
+        write_hidden), so a child that stops reading (a student's thread
+        holding the interpreter lock, say) cannot stall the supervisor, whose
+        timeouts then end it."""
+        if self.hidden is None:
+            self.hidden = _HIDDEN_ALL[0] if self.chosen is None else None
+        if self.hidden is None:
+            _write_all(1, b'{"need":"hidden"}\n')
+            line = _read_line(0)
+            cases = _loads(line if line is not None else b"[]", object_hook=T.object_hook)
+            self.hidden = _marshal_dumps([_prepare(c, True) for c in cases], 2)
+            if self.chosen is None:  # every hidden case: the same for every job
+                _HIDDEN_ALL[0] = self.hidden
+        os.set_blocking(st["hid_w"], False)
+        st["hidden_left"] = memoryview(self.hidden)
+        self.write_hidden(st)
+
+    @staticmethod
+    def write_hidden(st):
+        """Writes what the child's pipe takes of the hidden inputs still to
+        write; closes it once they are all written (or the child is gone)."""
+        left = st["hidden_left"]
+        try:
+            while left:
+                left = left[_write(st["hid_w"], left[:PIPE_BYTES]) :]
+        except BlockingIOError:
+            st["hidden_left"] = left
+            return
+        except OSError:  # the child is gone: it will be judged as such
+            pass
+        st["hidden_left"] = None
+        os.close(st["hid_w"])
+        st["hid_w"] = None
+
+    @staticmethod
+    def _read(fd):
+        try:
+            return _read(fd, 1 << 16)  # a pipe holds 64 KiB
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def lines(self, buf, st):
+        """Consumes the complete lines in buf; True when progress was made."""
+        if len(buf) <= LINE_LIMIT and buf.find(b"\n", st["scanned"]) < 0:
+            # No line complete yet: only what arrived since is searched next
+            # time (a long line, read 64 KiB at a time, costs one pass).
+            st["scanned"] = len(buf)
+            return False
+        st["scanned"] = 0
+        progress = st["imported"] and not (st["finished"] or st["bad"] or st["all"]) and self.case_lines(buf, st)
+        while not (st["finished"] or st["bad"] or st["all"]):
+            nl = buf.find(b"\n")
+            if nl < 0:
+                if len(buf) > LINE_LIMIT:
+                    st["bad"] = True
+                    self.seen("result-channel", "more than %d MiB on the result channel without a line end (%s)" % (LINE_LIMIT >> 20, self.where(st)))
+                break
+            line = bytes(buf[:nl])
+            del buf[: nl + 1]
+            verdict = self.line(line, st)
+            progress = True
+            if verdict == "bad":
+                st["bad"] = True
+                self.seen("result-channel", "a line the harness did not write on the result channel (%s)" % self.where(st))
+            elif verdict == "sandboxed":
+                st["sandboxed"] = True
+            elif verdict == "visible-done":
+                self.send_hidden(st)
+            elif verdict == "sandbox-failed":
+                st["all"] = True
+            elif verdict == "imported":
+                st["imported"] = True
+            elif verdict == "compiled":
+                pass
+            elif verdict == "import-error":
+                st["all"] = True
+            elif verdict == "case":
+                st["pending"] += 1
+            else:
+                st["finished"] = True
+        return progress
+
+    def case_lines(self, buf, st):
+        """The common case, many outcomes at once: consumes the leading run
+        of "C <pending> <outcome>" lines that `line` would take as cases,
+        judged exactly as it judges them, in one pass over the complete
+        lines in buf (not a copy and a shift of buf per line); anything
+        else is left to `line`. True when it consumed any."""
+        pending = st["pending"]
+        n = self.n
+        if pending >= n:
+            return False
+        prefixes = _case_prefixes(n)
+        last = buf.rfind(b"\n")
+        if last < 0 or not buf.startswith(prefixes[pending]):
+            return False
+        with memoryview(buf) as view:
+            data = bytes(view[: last + 1])  # the complete lines, copied once
+        # Whether every one is printable ASCII, in one pass (then no line
+        # needs a check of its own).
+        printable = not data.translate(None, _PRINTABLE_NL)
+        pos = 0
+        outcomes = self.outcomes
+        reply_bytes = self.reply_bytes
+        while pending < n:
+            prefix = prefixes[pending]
+            if not data.startswith(prefix, pos):
+                break
+            nl = data.find(b"\n", pos)
+            body = data[pos + len(prefix) : nl]
+            if not body or (not printable and body.translate(None, _PRINTABLE)):
+                break
+            if reply_bytes + len(body) > REPLY_LIMIT:
+                body = b'{"kind":"output-too-large"}'
+            reply_bytes += len(body)
+            outcomes[pending] = body
+            pending += 1
+            pos = nl + 1
+        if not pos:
+            return False
+        del buf[:pos]
+        st["pending"] = pending
+        self.reply_bytes = reply_bytes
+        return True
+
+    def _finish_child(self, cpid, res_r, out_r, kill=True):
+        if kill:
+            _reap(cpid, None)
+        status = _ZYGOTE.exit_status()
+        # Reaped only now (its group signalled above while it was, at most,
+        # a zombie); the zygote then kills whatever it left (their subreaper).
+        _ZYGOTE.release()
+        # Whatever was still in the output pipe (bounded: a leftover process
+        # may still be writing).
+        for _ in range(DRAIN_READS):
+            try:
+                data = _read(out_r, 1 << 20)
+            except OSError:
+                break
+            if not data:
+                break
+            self.take_output(data)
+        for fd in (res_r, out_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        return status
+
+    def line(self, line, st):
+        """Judges one result line from the child (bytes, never decoded:
+        outcome texts are passed on to Rust as they are, which parses and
+        validates each, since a student can write anything into this pipe)."""
+        pending, imported = st["pending"], st["imported"]
+        if line == b"D" and imported:
+            return "done"
+        if line == b"R" and imported:
+            return "restart"
+        if line == b"V" and imported and pending == self.nv < self.n and st["hid_w"] is not None and st["hidden_left"] is None:
+            return "visible-done"
+        if not st["sandboxed"]:
+            # Only harness code has run in the child so far.
+            if line == b"S":
+                return "sandboxed"
+            if line.startswith(b"X "):
+                try:
+                    why = _loads(line[2:])
+                except ValueError:
+                    why = None
+                self.failure = "the child could not enter the sandbox: " + _text(why)
+                return "sandbox-failed"
+            return "bad"
+        if line == b"I" and not imported:
+            return "imported"
+        if line[:1] == b"K" and line[1:2] in (b"", b" ") and not imported and not st["compiled"] and self.job.get("pyc_hex") is None:
+            # main.py compiled, before any of its code ran (see _bytecode):
+            # kept for this submission's later children and for the store.
+            st["compiled"] = True
+            body = line[2:]
+            if len(body) > 2 * PYC_LIMIT or len(body) % 2 or body.translate(None, b"0123456789abcdef"):
+                return "bad"
+            if body:
+                self.job["pyc_hex"] = self.pyc = body.decode("ascii")
+            return "compiled"
+        # What the harness writes is printable ASCII (dumps escapes the
+        # rest), and no tab: Rust reads the outcomes separated by tabs.
+        if line.startswith(b"E ") and not imported:
+            # An import error the harness wrote is short; a longer one would
+            # be copied into every case's outcome.
+            body = line[2:]
+            if len(body) > IMPORT_ERROR_BYTES or body.translate(None, _PRINTABLE):
+                return "bad"
+            for i in range(self.n):
+                self.outcomes[i] = body
+            return "import-error"
+        if line.startswith(b"C ") and imported:
+            head, _, body = line[2:].partition(b" ")
+            if pending >= self.n or head != b"%d" % pending or not body or body.translate(None, _PRINTABLE):
+                return "bad"
+            if self.reply_bytes + len(body) > REPLY_LIMIT:
+                body = b'{"kind":"output-too-large"}'
+            self.reply_bytes += len(body)
+            self.outcomes[pending] = body
+            return "case"
+        return "bad"
+
+    def seen(self, kind, what):
+        """A runtime integrity finding: what only code reaching into the
+        harness does (the supervisor sees the child's result channel, which
+        student code shares its process with). Capped."""
+        if len(self.findings) < 20:
+            self.findings.append({"kind": kind, "what": what})
+
+    def where(self, st):
+        if not st["imported"]:
+            return "while main.py was imported"
+        return "during case %d of %d" % (st["pending"] + 1, self.n)
+
+    def response(self):
+        if self.failure is not None:
+            return dumps({"n": 0, "output": "", "error": _text(self.failure)}).encode("utf-8")
+        crashed = b'{"kind":"crashed","exit_code":null,"signal":null}'
+        output = bytes(self.output).decode("utf-8", "replace")
+        if self.output_total > len(self.output):
+            output += "\n[... %d more bytes of output cut]" % (self.output_total - len(self.output))
+        head = {"n": self.n, "output": _text(output, OUTPUT_CHARS), "integrity": self.findings}
+        if self.pyc is not None:
+            head["pyc"] = self.pyc
+        head = dumps(head)
+        # The outcomes follow the head, each after a tab, as the child wrote
+        # them (printable ASCII: no tab, no line end).
+        return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes])
+
+
+def _read_hidden(fd):
+    """The hidden inputs the supervisor writes on `fd` (all of it, up to the
+    end it closes): marshal bytes of a list of prepared inputs."""
+    buf = bytearray()
+    while True:
+        chunk = _read(fd, 1 << 20)
+        if not chunk:
+            return bytes(buf) if buf else _marshal_dumps([], 2)
+        buf += chunk
+
+
+_CASE_PREFIXES = []  # b"C <i> " for every i up to the most cases a job has had
+
+
+def _case_prefixes(n):
+    """The heads of case lines 0..n-1, made once in the supervisor's life."""
+    if len(_CASE_PREFIXES) < n:
+        _CASE_PREFIXES.extend(b"C %d " % i for i in range(len(_CASE_PREFIXES), n))
+    return _CASE_PREFIXES
+
+
+class _ZygoteLink:
+    """The supervisor's end of its socket to the zygote, which forks every
+    child (so a child starts from the zygote's memory, which holds no
+    submission's source, outcomes or hidden inputs) and is their parent
+    and subreaper."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def fork_child(self, request, fds):
+        """Sends the request and the child's ends of its pipes; returns its pid."""
+        self.sock.sendmsg([dumps(request).encode("ascii")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"pid "):
+            raise OSError("the zygote forked no child: %r" % answer[:64])
+        return int(answer[4:])
+
+    def exit_status(self):
+        """Once the child has exited: its wait status. It stays a zombie
+        (its pid, and so its process group's id, cannot be reused) until
+        `release`."""
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"exit "):
+            raise OSError("the zygote did not say how the child ended: %r" % answer[:64])
+        return int(answer[5:])
+
+    def release(self):
+        """Has the zygote reap the exited child and kill whatever it left."""
+        self.sock.send(b"reap")
+        answer = self.sock.recv(64)
+        if not answer.startswith(b"done"):
+            raise OSError("the zygote did not reap the child: %r" % answer[:64])
+        if answer == b"done dirty":
+            # Something outlived its kill: /proc is searched from now on.
+            _DIRTY[0] = True
+
+
+_ZYGOTE = None  # the supervisor's _ZygoteLink
+_JOBS = [0]  # submissions this supervisor has run (their folders' names)
+
+
+def _supervise(sock):
+    """The supervisor: one long-lived process that reads jobs from Rust and
+    answers each, having the zygote fork the children. Children never start
+    from its memory, so it may hold what submissions leave behind; it is not
+    dumpable, so no process of the worker uid can read that memory."""
+    global _ZYGOTE
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _name(b"ag-supervisor")
+        try:
+            _libc().prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+        except BaseException:
+            pass
+        _ZYGOTE = _ZygoteLink(sock)
+        while True:
+            cmd = _read_line(0, one_byte=True)
+            if cmd is None:
+                return
+            if cmd != b"job":
+                raise SystemExit("harness: unknown command %r" % cmd)
+            line = _read_line(0)
+            if line is None:
+                return
+            try:
+                run = _Run(_loads(line))
+                run.run()
+                _reap(None, run.jobdir)
+                answer = run.response()
+            except BaseException as e:
+                answer = dumps({"n": 0, "output": "", "error": _text("harness: %r" % (e,))}).encode("utf-8")
+            _write_all(1, answer + b"\n")
+            run = line = answer = None
+    finally:
+        _exit(0)

@@ -1,0 +1,86 @@
+"""The zygote: answers "ready", forks the supervisor, then forks every
+child the supervisor asks for, waits for it and kills whatever it left.
+
+Run in harness.py's namespace by its `_load`, after the run's limits are
+set; it defines names only."""
+
+
+def _serve(sock, supervisor):
+    """The zygote's loop, once the supervisor runs: forks a child for each
+    request (with the pipes it was sent), waits for it, kills whatever it
+    left below the zygote, and says how it ended. It never sees a job's
+    source, outcomes or hidden inputs."""
+    me = _getpid()
+    while True:
+        try:
+            msg, anc, _, _ = sock.recvmsg(1 << 20, socket.CMSG_SPACE(8 * 4))
+        except OSError:
+            return
+        if not msg:
+            return  # the supervisor is gone
+        fds = array.array("i")
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+        request = _loads(msg)
+        # Killed processes of an earlier child are collected before the
+        # uid's process limit counts them against this one.
+        _reap_orphans()
+        _stdout.flush()
+        cpid = os.fork()
+        if cpid == 0:
+            sock.close()
+            _PID[0] = _getpid()
+            res_w, out_w, hid_r, job_r = fds
+            _child(request, res_w, out_w, hid_r, job_r)
+        for fd in fds:
+            os.close(fd)
+        sock.send(b"pid %d" % cpid)
+        # Exited, not reaped: the supervisor may still signal its group.
+        try:
+            sock.send(b"exit %d" % _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT)))
+        except ChildProcessError:
+            sock.send(b"exit 0")
+        try:
+            if sock.recv(64) != b"reap":
+                return
+        except OSError:
+            return
+        try:
+            os.waitpid(cpid, 0)
+        except ChildProcessError:
+            pass
+        left = not _kill_until_none(lambda: [p for p in _children(me) if p != supervisor], _wait_each, STRAYS_SECONDS)
+        _reap_orphans()
+        sock.send(b"done dirty" if left else b"done")
+
+
+def _zygote(check):
+    """The zygote, once the harness is set up and its sandbox tested:
+    answers "ready" with what the self-test found, forks the supervisor and
+    serves it until it ends."""
+    # The visible cases' arguments, built once for every submission (a
+    # malformed case fails here, not in a child).
+    INIT["cases"] = [_prepare(case) for case in INIT["cases"]]
+    # Everything so far lives as long as the zygote: keep the collector off
+    # it, so forked children do not copy-on-write the whole heap.
+    gc.collect()
+    gc.freeze()
+    ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check}
+    _write_all(1, dumps(ready).encode("utf-8") + b"\n")
+    zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    _stdout.flush()
+    spid = os.fork()
+    if spid == 0:
+        zsock.close()
+        _supervise(ssock)
+    ssock.close()
+    # Rust's pipes are the supervisor's alone: when it ends, Rust sees it.
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    try:
+        _serve(zsock, spid)
+    finally:
+        _kill_until_none(lambda: _children(_getpid()), _wait_each, STRAYS_SECONDS)

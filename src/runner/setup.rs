@@ -1,0 +1,39 @@
+//! What every worker of a run starts with: the sandbox tier, the
+//! interpreter, the limits its children run under and the cases' inputs.
+
+use super::inputs::Inputs;
+use super::sandbox::{Isolation, Python};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Limits every child runs under.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub case_timeout: Duration,
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    pub file_bytes: u64,
+    pub open_files: u64,
+    /// Processes a submission may run (RLIMIT_NPROC). Where its processes
+    /// share a uid with the grader and the other workers (no uid of its
+    /// own, no bwrap namespace), the harness counts that uid's tasks too.
+    pub processes: u64,
+    /// Workers recording at once: without a uid or namespace of their own,
+    /// their submissions share one process count.
+    pub workers: usize,
+}
+
+/// What a worker needs to start: the isolation, the limits and the cases'
+/// inputs (tagged JSON, never expected outcomes), shared by all workers.
+pub struct Setup {
+    pub isolation: Isolation,
+    pub python: Python,
+    /// Files student code must not be able to read (the corpus, the grader):
+    /// the harness's self-test checks them under bwrap and landlock.
+    pub must_not_read: Vec<PathBuf>,
+    pub limits: Limits,
+    /// The cases' inputs: the visible ones sent at start, the hidden ones
+    /// per submission on request (`[{"f": function, "a": [args], "k":
+    /// [[name, value]]}, ...]` as JSON text each).
+    pub inputs: Inputs,
+}
