@@ -2,8 +2,9 @@
 //! Python harness and storing one outcome per case.
 //!
 //! Workers are OS threads, each owning one long-lived harness process (see
-//! `harness/harness.py`) inside bubblewrap when it works here, else under
-//! rlimits only. Submissions are pulled from a shared queue and results placed
+//! `harness/harness.py`) in one of three sandbox tiers (`sandbox.rs`):
+//! bubblewrap when it works here, else Landlock, rlimits only when asked for
+//! by name. Submissions are pulled from a shared queue and results placed
 //! by index, so the output does not depend on `jobs`.
 
 mod admitted;
