@@ -212,6 +212,9 @@ fn write_zip(path: &Path, entries: &[(String, Vec<u8>, u32)]) -> anyhow::Result<
         zip.write_all(bytes)?;
     }
     let file = zip.finish()?;
+    // A temporary file is private; the zip is an ordinary file.
+    file.as_file()
+        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
     file.persist(path)?;
     Ok(())
 }

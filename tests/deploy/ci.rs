@@ -240,24 +240,11 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
         );
     }
     let tmp = shared_tempdir();
-    let template = tmp.path().join("template");
     let (archive, sha256) = archive(tmp.path());
     let url = format!("file://{}", archive.display());
-    let out = autograder(
-        &repo(),
-        &[
-            "package",
-            "ci",
-            "--assignment",
-            ASSIGNMENT,
-            "-o",
-            template.to_str().unwrap(),
-            "--binary-url",
-            &url,
-            "--binary-sha256",
-            &sha256,
-        ],
-    );
+    let course = course(tmp.path());
+    let out = run_recipe(3, &course, &[("URL", &url), ("SHA256", &sha256)]);
+    let template = course.join("template");
     expect_code(&out, 0, "package ci");
     // Only the visible cases go to students.
     let stats = autograder(
@@ -339,16 +326,4 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
         }
     }
     say!("package ci: GitHub's and GitLab's steps as a plain user without bwrap: landlock, model passes, buggy fails with a summary");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&dest).unwrap();
-        } else {
-            fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
 }

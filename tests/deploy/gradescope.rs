@@ -151,18 +151,10 @@ fn the_gradescope_zip_grades_as_gradescope_runs_it() {
     let _remove = Remove(made);
 
     let tmp = shared_tempdir();
-    let zip = tmp.path().join("autograder.zip");
-    let out = autograder(
-        &repo(),
-        &[
-            "package",
-            "gradescope",
-            "--assignment",
-            ASSIGNMENT,
-            "-o",
-            zip.to_str().unwrap(),
-        ],
-    );
+    let course = course(tmp.path());
+    std::os::unix::fs::symlink(bin(), course.join("autograder")).unwrap();
+    let out = run_recipe(2, &course, &[]);
+    let zip = course.join("autograder.zip");
     expect_code(&out, 0, "package gradescope");
     assert!(
         text(&out.stdout).contains("80 hidden"),

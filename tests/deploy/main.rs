@@ -10,3 +10,4 @@ mod ci;
 mod conventions;
 mod dist;
 mod gradescope;
+mod recipes;

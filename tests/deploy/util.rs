@@ -175,3 +175,61 @@ pub fn chown_tree(path: &Path, uid: u32) {
         std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid)).unwrap();
     }
 }
+
+/// A course folder as an instructor has one: `cases/` (a copy of the
+/// bundled corpus), and `bin/autograder` (this build) to put on PATH.
+pub fn course(root: &Path) -> PathBuf {
+    let dir = root.join("course");
+    copy_tree(&repo().join("cases"), &dir.join("cases"));
+    fs::create_dir_all(root.join("bin")).unwrap();
+    let link = root.join("bin/autograder");
+    if !link.exists() {
+        std::os::unix::fs::symlink(bin(), &link).unwrap();
+    }
+    dir
+}
+
+/// Recipe `n` of the README's first screen (`# n. ...` then the command).
+pub fn readme_recipe(n: usize) -> String {
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut lines = readme
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("# {n}. ")));
+    lines
+        .find(|l| l.starts_with("autograder "))
+        .unwrap_or_else(|| panic!("README has no recipe {n}"))
+        .to_string()
+}
+
+/// Runs recipe `n` as written, with bash, in `dir`, `autograder` on PATH.
+pub fn run_recipe(n: usize, dir: &Path, env: &[(&str, &str)]) -> Output {
+    let bin_dir = dir.parent().unwrap().join("bin");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new("bash")
+        .arg("-c")
+        .arg(readme_recipe(n))
+        .current_dir(dir)
+        .env("PATH", path)
+        .envs(env.iter().copied())
+        .env_remove("AUTOGRADER_PYTHON")
+        .env_remove("AUTOGRADER_ISOLATION")
+        .env("COLUMNS", "100")
+        .output()
+        .expect("bash runs")
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&dest).unwrap();
+        } else {
+            fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
