@@ -6,10 +6,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A line the test runner shows even when tests pass (`cargo test` hides
-/// stdout of passing tests; stderr goes through).
+/// A line shown even when the test passes: written to stderr directly, past
+/// the test harness's capture of `print!` and `eprint!`.
 macro_rules! say {
-    ($($arg:tt)*) => { eprintln!("deploy: {}", format!($($arg)*)) };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "deploy: {}", format!($($arg)*));
+    }};
 }
 
 pub fn repo() -> PathBuf {
