@@ -11,3 +11,4 @@ mod conventions;
 mod dist;
 mod gradescope;
 mod recipes;
+mod refusals;
