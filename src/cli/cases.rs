@@ -410,11 +410,7 @@ fn export(dir: &CasesDir, dest: &Path) -> anyhow::Result<i32> {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
-    let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
-        reference::call(f, args, kwargs).map(|_| ())
-    };
-    let summary = corpus::export::export_visible(&corpus, dest, &check)
-        .with_context(|| format!("exporting the visible cases to {}", dest.display()))?;
+    let summary = export_visible(&corpus, dest)?;
     println!(
         "wrote {} visible cases in {} files to {} ({} hidden cases left out)",
         summary.visible,
@@ -423,6 +419,19 @@ fn export(dir: &CasesDir, dest: &Path) -> anyhow::Result<i32> {
         summary.hidden_dropped
     );
     Ok(EXIT_OK)
+}
+
+/// Writes `corpus`'s visible cases to `dest`, checked against the reference
+/// (`cases export --visible`, and `package ci`).
+pub(super) fn export_visible(
+    corpus: &Corpus,
+    dest: &Path,
+) -> anyhow::Result<corpus::export::ExportSummary> {
+    let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
+        reference::call(f, args, kwargs).map(|_| ())
+    };
+    corpus::export::export_visible(corpus, dest, &check)
+        .with_context(|| format!("exporting the visible cases to {}", dest.display()))
 }
 
 #[cfg(test)]

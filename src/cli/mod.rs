@@ -2,20 +2,22 @@
 //! subcommand lives in its own file with its own arguments.
 
 mod cases;
+mod completions;
 mod eval;
 mod grade;
 mod merge;
 mod output;
+mod package;
 mod record;
 mod values;
 mod work_dir;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Grades Python submissions for the "Working with LLMs" course against an
 /// exact Rust reference core.
 #[derive(Parser, Debug)]
-#[command(name = "autograder", version, about, propagate_version = true)]
+#[command(name = "autograder", about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,6 +36,36 @@ enum Command {
     Grade(grade::Args),
     /// Join the JSON reports of `grade --shard K/N` runs into one result.
     Merge(merge::Args),
+    /// Write what Gradescope or a student repository's CI needs for one assignment.
+    #[command(subcommand)]
+    Package(package::Command),
+    /// Print a shell completion script (bash, zsh or fish) on stdout.
+    Completions(completions::Args),
+    /// Print the manual page (roff) on stdout.
+    Man,
+}
+
+/// `--version`: the release, the commit it was built from, and the formats
+/// this binary reads and writes.
+pub fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        format!(
+            "{} (commit {}; formats: {}, {}, {}, {})",
+            env!("CARGO_PKG_VERSION"),
+            env!("AUTOGRADER_COMMIT"),
+            crate::corpus::CASE_FORMAT,
+            crate::recording::format::RECORDING_FORMAT,
+            crate::recording::case_store::STORE_FORMAT,
+            crate::report::schema::SCHEMA,
+        )
+    })
+}
+
+/// The whole command line, as clap defines it: parsing, completions and the
+/// man page all start here.
+pub fn command() -> clap::Command {
+    Cli::command().version(version())
 }
 
 /// Exit code: graded, all at or above `--fail-under`.
@@ -46,7 +78,10 @@ pub const EXIT_ERROR: i32 = 2;
 /// Runs the CLI and returns the process exit code
 /// (0 ok, 1 graded below `--fail-under`, 2 usage or input error).
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
@@ -60,6 +95,9 @@ pub fn main() -> i32 {
         Command::Record(args) => record::run(args),
         Command::Grade(args) => grade::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Package(cmd) => package::run(cmd),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man => completions::man(),
     };
     match result {
         Ok(code) => code,

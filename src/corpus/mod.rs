@@ -15,6 +15,11 @@ use std::path::{Path, PathBuf};
 
 pub use problems::{CorpusError, Problem};
 
+/// The case-file format this binary reads: `course.toml` and the case
+/// files, as docs/case-format.md describes them (a change that old case
+/// files cannot be read under gets a new number).
+pub const CASE_FORMAT: &str = "autograder-cases/1";
+
 /// The largest file the loader reads (a case file is text written by hand).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 

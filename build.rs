@@ -1,0 +1,33 @@
+//! Names the git commit the binary is built from, for `--version`
+//! (`AUTOGRADER_COMMIT` overrides it; "unknown" outside a git tree).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let text = text.trim();
+    (out.status.success() && !text.is_empty()).then(|| text.to_string())
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=AUTOGRADER_COMMIT");
+    let commit = std::env::var("AUTOGRADER_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
+        .unwrap_or_else(|| "unknown".to_string());
+    // Rebuild when HEAD moves: the HEAD file, the ref it names, packed refs
+    // (only files that exist: a missing one would rebuild every time).
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in &watched {
+        if let Some(p) = git(&["rev-parse", "--git-path", name]).map(PathBuf::from) {
+            if p.is_file() {
+                println!("cargo:rerun-if-changed={}", p.display());
+            }
+        }
+    }
+    println!("cargo:rustc-env=AUTOGRADER_COMMIT={commit}");
+}

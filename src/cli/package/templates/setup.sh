@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image
+# (written by `autograder package gradescope`). It installs nothing: the
+# grader is the portable binary beside it (glibc 2.17 or newer), and student
+# code runs on the image's own python3, which must be CPython 3.8 or newer.
+set -euo pipefail
+cd /autograder/source
+python=/usr/bin/python3
+if ! "$python" -c 'import platform, sys; sys.exit(platform.python_implementation() != "CPython" or sys.version_info < (3, 8))'; then
+  echo "setup.sh: $python must be CPython 3.8 or newer; this image has: $("$python" --version 2>&1 || echo 'no python3')." >&2
+  echo "setup.sh: choose a Gradescope base image with one (Ubuntu 22.04 ships 3.10)." >&2
+  exit 1
+fi
+chmod 0755 autograder run_autograder
+./autograder --version
+./autograder cases check --cases cases --assignment @ASSIGNMENT@

@@ -1,0 +1,329 @@
+//! `package ci`, run as a CI runner would: a small step runner reads each
+//! workflow file (GitHub's `.github/workflows/autograder.yml`, GitLab's
+//! `.gitlab-ci.yml`) and runs its shell steps in order, as a plain user,
+//! with the installed bubblewrap unable to start and no network (the
+//! release archive is a local file:// URL). Checked: the exit code, the
+//! step summary, the JUnit against junit-10.xsd, the sandbox chosen.
+
+use crate::util::*;
+use serde_yaml::Value as Yaml;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ASSIGNMENT: &str = "tool-proposals";
+
+/// Where a run happens: the plain user, the release archive, hidden bwrap.
+struct Runner {
+    user: String,
+    uid: u32,
+    fake_bwrap: PathBuf,
+    url: String,
+    sha256: String,
+}
+
+/// What a job did: each step's exit code, and everything it printed.
+struct Job {
+    code: i32,
+    log: String,
+}
+
+impl Runner {
+    /// Runs `script` (a bash file) in `dir` as the plain user with exactly `env`.
+    fn run(&self, dir: &Path, script: &Path, env: &BTreeMap<String, String>) -> (i32, String) {
+        let mut command = Command::new("unshare");
+        command
+            .args(["--mount", "--propagation", "private", "sh", "-c"])
+            .arg(format!("{}exec \"$@\"", hide_bwrap(&self.fake_bwrap)))
+            .args(["sh", "runuser", "-u", &self.user, "--", "env", "-i"])
+            .args(env.iter().map(|(k, v)| format!("{k}={v}")))
+            .args(["bash", "--noprofile", "--norc", "-eo", "pipefail"])
+            .arg(script)
+            .current_dir(dir);
+        let out = command.output().expect("unshare runs");
+        let log = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        (out.status.code().unwrap_or(-1), log)
+    }
+
+    /// A script file the plain user can read.
+    fn script(&self, dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        fs::write(&path, body).unwrap();
+        path
+    }
+
+    /// GitHub Actions: the job's `env`, then each step's `run` in order
+    /// (a `uses` step is an action this runner does not have: skipped), a
+    /// failed step skipping the rest but those with `if: always()`;
+    /// `$GITHUB_PATH` and `$GITHUB_STEP_SUMMARY` as the runner provides them.
+    fn github(&self, work: &Path, repo: &Path, runner_temp: &Path) -> (Job, String) {
+        let yaml: Yaml = serde_yaml::from_str(
+            &fs::read_to_string(repo.join(".github/workflows/autograder.yml")).unwrap(),
+        )
+        .expect("the workflow is YAML");
+        let job = &yaml["jobs"]["grade"];
+        let home = work.join("home");
+        fs::create_dir_all(&home).unwrap();
+        let path_file = work.join("github_path");
+        let summary = work.join("step_summary");
+        fs::write(&path_file, "").unwrap();
+        fs::write(&summary, "").unwrap();
+        chown_tree(work, self.uid);
+        chown_tree(runner_temp, self.uid);
+        // Expressions (`${{ vars.X || '...' }}`) are the runner's: here the
+        // repository variables set to the local archive.
+        let expressions = BTreeMap::from([
+            ("AUTOGRADER_URL", self.url.clone()),
+            ("AUTOGRADER_SHA256", self.sha256.clone()),
+            ("AUTOGRADER_GIT", String::new()),
+            (
+                "AUTOGRADER_BIN",
+                runner_temp.join("autograder-bin").display().to_string(),
+            ),
+        ]);
+        let mut env = BTreeMap::from([
+            ("CI".to_string(), "true".to_string()),
+            ("GITHUB_ACTIONS".into(), "true".into()),
+            ("HOME".into(), home.display().to_string()),
+            ("GITHUB_WORKSPACE".into(), repo.display().to_string()),
+            ("RUNNER_TEMP".into(), runner_temp.display().to_string()),
+            ("GITHUB_PATH".into(), path_file.display().to_string()),
+            ("GITHUB_STEP_SUMMARY".into(), summary.display().to_string()),
+        ]);
+        for (k, v) in job["env"].as_mapping().expect("job env") {
+            let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
+            let value = if v.contains("${{") {
+                expressions
+                    .get(k)
+                    .unwrap_or_else(|| panic!("no value for {k}: {v}"))
+                    .clone()
+            } else {
+                v.to_string()
+            };
+            env.insert(k.to_string(), value);
+        }
+        let mut code = 0;
+        let mut log = String::new();
+        for (i, step) in job["steps"]
+            .as_sequence()
+            .expect("steps")
+            .iter()
+            .enumerate()
+        {
+            if let Some(action) = step["uses"].as_str() {
+                log.push_str(&format!("[step {i}: {action}: skipped]\n"));
+                continue;
+            }
+            let run = step["run"].as_str().expect("a run step");
+            let always = step["if"].as_str() == Some("always()");
+            if code != 0 && !always {
+                continue;
+            }
+            let mut path: Vec<String> = fs::read_to_string(&path_file)
+                .unwrap()
+                .lines()
+                .rev()
+                .map(str::to_string)
+                .collect();
+            path.push("/usr/local/bin:/usr/bin:/bin".into());
+            env.insert("PATH".into(), path.join(":"));
+            let script = self.script(work, &format!("step-{i}.sh"), run);
+            let (status, out) = self.run(repo, &script, &env);
+            log.push_str(&format!("[step {i}: exit {status}]\n{out}"));
+            if status != 0 && code == 0 {
+                code = status;
+            }
+        }
+        (Job { code, log }, fs::read_to_string(summary).unwrap())
+    }
+
+    /// GitLab CI: the job's `variables` (project variables override them),
+    /// its `script` lines in one shell stopping at the first failure, then
+    /// `after_script` whatever happened.
+    fn gitlab(&self, work: &Path, repo: &Path) -> Job {
+        let yaml: Yaml =
+            serde_yaml::from_str(&fs::read_to_string(repo.join(".gitlab-ci.yml")).unwrap())
+                .expect(".gitlab-ci.yml is YAML");
+        let job = &yaml["autograder"];
+        let home = work.join("home");
+        fs::create_dir_all(&home).unwrap();
+        chown_tree(work, self.uid);
+        let project = BTreeMap::from([
+            ("AUTOGRADER_URL", self.url.clone()),
+            ("AUTOGRADER_SHA256", self.sha256.clone()),
+        ]);
+        let mut exports = String::new();
+        for (k, v) in job["variables"].as_mapping().expect("variables") {
+            let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
+            match project.get(k) {
+                Some(value) => exports.push_str(&format!("export {k}={}\n", quote(value))),
+                // GitLab expands $VARIABLES in a variable's value.
+                None => exports.push_str(&format!("export {k}=\"{v}\"\n")),
+            }
+        }
+        let env = BTreeMap::from([
+            ("CI".to_string(), "true".to_string()),
+            ("GITLAB_CI".into(), "true".into()),
+            ("HOME".into(), home.display().to_string()),
+            ("CI_PROJECT_DIR".into(), repo.display().to_string()),
+            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ]);
+        let lines = |key: &str| -> String {
+            job[key]
+                .as_sequence()
+                .unwrap_or_else(|| panic!("no {key}"))
+                .iter()
+                .map(|l| l.as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let script = self.script(
+            work,
+            "script.sh",
+            &format!("{exports}{}\n", lines("script")),
+        );
+        let (code, mut log) = self.run(repo, &script, &env);
+        let after = self.script(
+            work,
+            "after.sh",
+            &format!("{exports}{}\n", lines("after_script")),
+        );
+        let (_, out) = self.run(repo, &after, &env);
+        log.push_str(&format!("[after_script]\n{out}"));
+        Job { code, log }
+    }
+}
+
+/// The release archive as scripts/dist.sh lays it out, made of this build.
+fn archive(dir: &Path) -> (PathBuf, String) {
+    let name = "autograder-test-x86_64-linux";
+    let root = dir.join("stage").join(name);
+    fs::create_dir_all(&root).unwrap();
+    fs::copy(bin(), root.join("autograder")).unwrap();
+    let path = dir.join(format!("{name}.tar.gz"));
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&path)
+        .arg("-C")
+        .arg(dir.join("stage"))
+        .arg(name)
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sha = hex::encode(Sha256::digest(fs::read(&path).unwrap()));
+    (path, sha)
+}
+
+fn check_junit(junit: &Path) {
+    let out = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(repo().join("tests/fixtures/junit/junit-10.xsd"))
+        .arg(junit)
+        .output();
+    match out {
+        Ok(out) => assert!(
+            out.status.success(),
+            "junit.xml against junit-10.xsd: {}",
+            text(&out.stderr)
+        ),
+        Err(_) => cannot_run("xmllint is not installed (apt-get install libxml2-utils)"),
+    }
+}
+
+#[test]
+fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user() {
+    if !is_root() {
+        return cannot_run(
+            "the CI stand-in needs root (a plain user to run as, a private mount namespace)",
+        );
+    }
+    let tmp = shared_tempdir();
+    let (archive, sha256) = archive(tmp.path());
+    let url = format!("file://{}", archive.display());
+    let course = course(tmp.path());
+    let out = run_recipe(3, &course, &[("URL", &url), ("SHA256", &sha256)]);
+    let template = course.join("template");
+    expect_code(&out, 0, "package ci");
+    // Only the visible cases go to students.
+    let stats = autograder(
+        &template,
+        &[
+            "cases",
+            "check",
+            "--cases",
+            "cases",
+            "--assignment",
+            ASSIGNMENT,
+        ],
+    );
+    expect_code(&stats, 0, "the exported cases load");
+    assert!(
+        text(&stats.stdout)
+            .lines()
+            .any(|l| l.starts_with("total") && l.split_whitespace().last() == Some("0")),
+        "no hidden case in the template: {}",
+        text(&stats.stdout)
+    );
+    let (user, uid) = plain_user();
+    let runner = Runner {
+        user,
+        uid,
+        fake_bwrap: fake_bwrap(tmp.path()),
+        url,
+        sha256,
+    };
+    let github_temp = tmp.path().join("runner-temp");
+    fs::create_dir_all(&github_temp).unwrap();
+
+    for (name, source, passes) in [
+        ("model", bundled("model-solution"), true),
+        ("buggy", bundled("returns-input-call"), false),
+    ] {
+        for forge in ["github", "gitlab"] {
+            let work = tmp.path().join(format!("{forge}-{name}"));
+            let repo_dir = work.join("repo");
+            copy_tree(&template, &repo_dir);
+            fs::write(repo_dir.join("main.py"), &source).unwrap();
+            let (job, summary) = if forge == "github" {
+                let (job, summary) = runner.github(&work, &repo_dir, &github_temp);
+                (job, summary)
+            } else {
+                let job = runner.gitlab(&work, &repo_dir);
+                let summary = fs::read_to_string(repo_dir.join("summary.md")).unwrap_or_default();
+                assert!(
+                    job.log.contains(summary.trim()),
+                    "after_script shows the summary"
+                );
+                (job, summary)
+            };
+            let what = format!("{forge} {name}:\n{}", job.log);
+            assert_eq!(job.code, if passes { 0 } else { 1 }, "{what}");
+            assert!(job.log.contains("sandbox: landlock"), "{what}");
+            assert!(job.log.contains("bubblewrap is not usable here"), "{what}");
+            check_junit(&repo_dir.join("junit.xml"));
+            assert!(summary.contains("sandbox: landlock"), "{summary}");
+            if passes {
+                assert!(
+                    summary.contains("3/3") || summary.contains("100%"),
+                    "{forge}: {summary}"
+                );
+            } else {
+                assert!(
+                    summary.contains("validate_tool_call"),
+                    "{forge}: names the failing checkpoint: {summary}"
+                );
+                assert!(
+                    summary.contains("below") || summary.contains("fail"),
+                    "{forge}: {summary}"
+                );
+            }
+            if forge == "github" && !passes {
+                // The second job on this runner found the grader in its cache.
+                assert!(job.log.contains("autograder: from the cache"), "{what}");
+            }
+        }
+    }
+    say!("package ci: GitHub's and GitLab's steps as a plain user without bwrap: landlock, model passes, buggy fails with a summary");
+}

@@ -1,0 +1,14 @@
+//! Deployment: what an instructor ships without a Rust toolchain. The
+//! portable release archive (`scripts/dist.sh`, slow tier), Gradescope's
+//! zip run as Gradescope runs it, a student repository's CI run step by step
+//! as a plain user, and the completions and man page.
+
+#[macro_use]
+mod util;
+
+mod ci;
+mod conventions;
+mod dist;
+mod gradescope;
+mod recipes;
+mod refusals;
