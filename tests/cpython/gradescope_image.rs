@@ -10,33 +10,10 @@
 //! full marks, and a submission that reads the case files gets nothing of
 //! them.
 
+use crate::util::deploy::{cannot_run, cpython_3_10, fake_bwrap, in_namespace, repo, submission};
 use serde_json::Value;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// pyenv's newest CPython 3.10, if installed.
-fn cpython_3_10() -> Option<PathBuf> {
-    let out = Command::new("pyenv").arg("root").output().ok()?;
-    let versions = Path::new(String::from_utf8_lossy(&out.stdout).trim()).join("versions");
-    let mut found: Vec<PathBuf> = fs::read_dir(versions)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("3.10."))
-                && p.join("bin/python3.10").is_file()
-        })
-        .collect();
-    found.sort();
-    found.pop()
-}
+use std::path::Path;
 
 /// Runs `command` (a shell line) in the stand-in image; returns its output.
 fn in_image(tmp: &Path, python_home: &Path, command: &str) -> std::process::Output {
@@ -46,13 +23,7 @@ fn in_image(tmp: &Path, python_home: &Path, command: &str) -> std::process::Outp
         .expect("a pyenv folder");
     let hold = tmp.join("pyenv");
     fs::create_dir_all(&hold).unwrap();
-    let fake_bwrap = tmp.join("bwrap");
-    fs::write(
-        &fake_bwrap,
-        "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n",
-    )
-    .unwrap();
-    fs::set_permissions(&fake_bwrap, fs::Permissions::from_mode(0o755)).unwrap();
+    let fake_bwrap = fake_bwrap(tmp);
     let script = format!(
         "set -e
 mount --bind {pyenv} {hold}
@@ -68,19 +39,7 @@ if [ -e /usr/bin/bwrap ]; then mount --bind {fake} /usr/bin/bwrap; fi
         python = python_home.join("bin/python3.10").display(),
         fake = fake_bwrap.display(),
     );
-    Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-        .env_remove("AUTOGRADER_PYTHON")
-        .env_remove("AUTOGRADER_ISOLATION")
-        .output()
-        .expect("unshare runs")
-}
-
-fn submission(root: &Path, name: &str, source: &str) -> PathBuf {
-    let dir = root.join(name);
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("main.py"), source).unwrap();
-    dir
+    in_namespace(&script)
 }
 
 #[test]
@@ -89,12 +48,10 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
         return;
     }
     if !autograder::runner::sandbox::is_root() {
-        say!("the Gradescope image stand-in needs root (a private mount namespace): CI's root pass runs it");
-        return;
+        return cannot_run("the Gradescope image stand-in needs root (a private mount namespace)");
     }
     let Some(python_home) = cpython_3_10() else {
-        say!("skipping the Gradescope image stand-in: no pyenv CPython 3.10 here");
-        return;
+        return cannot_run("the Gradescope image stand-in needs pyenv's CPython 3.10");
     };
     let tmp = tempfile::tempdir().unwrap();
     let model = fs::read_to_string(repo().join("submissions/model-solution/main.py")).unwrap();

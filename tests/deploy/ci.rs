@@ -5,7 +5,7 @@
 //! release archive is a local file:// URL). Checked: the exit code, the
 //! step summary, the JUnit against junit-10.xsd, the sandbox chosen.
 
-use crate::util::*;
+use crate::util::deploy::*;
 use serde_yaml::Value as Yaml;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

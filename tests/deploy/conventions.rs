@@ -1,7 +1,7 @@
 //! Completions and the man page come from the clap definitions; `--version`
 //! names the release, the commit and the formats.
 
-use crate::util::{autograder, expect_code, repo, text};
+use crate::util::deploy::{autograder, expect_code, repo, text};
 use std::process::Command;
 
 const SUBCOMMANDS: &[&str] = &[

@@ -5,7 +5,7 @@
 //! installed bubblewrap cannot start). results.json is checked against
 //! Gradescope's specification and against `autograder grade` on the host.
 
-use crate::util::*;
+use crate::util::deploy::*;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! as a plain user, and the completions and man page.
 
 #[macro_use]
+#[path = "../util/mod.rs"]
 mod util;
 
 mod ci;

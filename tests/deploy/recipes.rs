@@ -1,7 +1,7 @@
 //! The README's first recipe, an instructor grading a folder, run as
 //! written (the Gradescope and CI recipes run in their own modules).
 
-use crate::util::*;
+use crate::util::deploy::*;
 use std::fs;
 
 #[test]

@@ -1,7 +1,7 @@
 //! `package` refuses what it cannot package, before writing anything
 //! (exit 2, saying why).
 
-use crate::util::*;
+use crate::util::deploy::*;
 
 #[test]
 fn package_refuses_bad_input_with_exit_2() {

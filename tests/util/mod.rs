@@ -17,6 +17,7 @@ macro_rules! say {
 }
 
 pub mod cmd;
+pub mod deploy;
 pub mod grading;
 pub mod large;
 pub mod machine;

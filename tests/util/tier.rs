@@ -19,6 +19,9 @@ pub enum Tier {
     /// hostile fixtures, attacks, memory, racer and huge outcomes, and the
     /// whole course graded under every sandbox tier.
     Heavy,
+    /// The portable release archive: `scripts/dist.sh` builds the binary
+    /// against glibc 2.17 with zig (minutes).
+    Release,
 }
 
 impl Tier {
@@ -27,6 +30,7 @@ impl Tier {
             Tier::Cpython => "cpython",
             Tier::Browser => "browser",
             Tier::Heavy => "heavy",
+            Tier::Release => "release",
         }
     }
 
@@ -35,6 +39,7 @@ impl Tier {
             Tier::Cpython => "the CPython tier (differential, pyenv versions, mutation)",
             Tier::Browser => "the Chromium tier (the HTML dashboard in a browser)",
             Tier::Heavy => "the heavy tier (hostile fixtures, attacks, memory, racer, the whole course under every sandbox tier)",
+            Tier::Release => "the release tier (scripts/dist.sh: the glibc 2.17 binary built with zig)",
         }
     }
 
@@ -42,10 +47,12 @@ impl Tier {
         static CPYTHON: Once = Once::new();
         static BROWSER: Once = Once::new();
         static HEAVY: Once = Once::new();
+        static RELEASE: Once = Once::new();
         match self {
             Tier::Cpython => &CPYTHON,
             Tier::Browser => &BROWSER,
             Tier::Heavy => &HEAVY,
+            Tier::Release => &RELEASE,
         }
     }
 }

@@ -1,19 +1,11 @@
-//! This binary's own helpers: paths, running the CLI, the tiers, and the
+//! What the deployment tests (`tests/deploy`) and the Gradescope image test
+//! share: the CLI run plainly, a test that cannot run here, and the
 //! stand-ins for Gradescope's image and a CI runner.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A line shown even when the test passes: written to stderr directly, past
-/// the test harness's capture of `print!` and `eprint!`.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "deploy: {}", format!($($arg)*));
-    }};
-}
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,16 +18,6 @@ pub fn bin() -> &'static str {
 /// CI (`CI=true`) requires what a test needs instead of skipping it.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// The slow tier runs in CI or with `AUTOGRADER_TESTS=all`.
-pub fn slow_tier(what: &str) -> bool {
-    let all = std::env::var("AUTOGRADER_TESTS").is_ok_and(|v| v == "all");
-    if in_ci() || all {
-        return true;
-    }
-    say!("skipping {what} (slow tier): run it with AUTOGRADER_TESTS=all cargo test --test deploy");
-    false
 }
 
 /// A test that cannot run here: skipped locally, a failure in CI.
