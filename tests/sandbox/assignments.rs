@@ -4,6 +4,7 @@
 
 use crate::util::record as record_support;
 
+use crate::util::TestCommand;
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -30,9 +31,9 @@ fn two_lessons(dir: &Path) {
     std::fs::write(dir.join("main.py"), src).unwrap();
 }
 
-fn autograder(tier: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
-    cmd.env("AUTOGRADER_ISOLATION", tier).env("NO_COLOR", "1");
+fn autograder(tier: &str) -> TestCommand {
+    let mut cmd = TestCommand::new();
+    cmd.env("AUTOGRADER_ISOLATION", tier);
     cmd
 }
 
@@ -71,7 +72,6 @@ fn a_two_lesson_solution_passes_each_of_its_lessons() {
             .arg(&work)
             .args(extra)
             .output()
-            .unwrap()
     };
     let p = |name: &str| tmp.path().join(name).to_string_lossy().into_owned();
     for lesson in ["json-contract", "tool-proposals"] {
@@ -171,8 +171,7 @@ fn record_and_export_cut_to_one_lesson() {
         .arg("--work-dir")
         .arg(&work)
         .args(["--assignment", "json-contract"])
-        .output()
-        .unwrap();
+        .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let rec: Value = serde_json::from_str(
         &std::fs::read_to_string(work.join("recordings/student.json")).unwrap(),

@@ -6,6 +6,7 @@
 
 use crate::util::record as record_support;
 
+use crate::util::TestCommand;
 use autograder::recording::case_store::{read_store_file, store_path, write_store};
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::Value;
@@ -40,8 +41,8 @@ fn tier(test: &str) -> Option<&'static str> {
         .map(tier_name)
 }
 
-fn autograder(tier: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
+fn autograder(tier: &str) -> TestCommand {
+    let mut cmd = TestCommand::bare();
     cmd.env("AUTOGRADER_ISOLATION", tier)
         .env_remove("CLICOLOR_FORCE");
     cmd
@@ -164,7 +165,7 @@ fn no_student_byte_reaches_a_reader_as_control() {
         } else {
             cmd.env("NO_COLOR", "1");
         }
-        cmd.output().unwrap()
+        cmd.output()
     };
     for audience in ["instructor", "student"] {
         let dir = out.join(audience);
@@ -351,7 +352,6 @@ fn a_hidden_input_never_reaches_a_students_view() {
             .env("NO_COLOR", "1")
             .args(extra)
             .output()
-            .unwrap()
     };
     let p = |name: &str| tmp.path().join(name).to_string_lossy().into_owned();
     let student = grade(&[
@@ -490,8 +490,7 @@ fn a_store_committed_in_a_students_repository_is_not_trusted() {
         .arg("--work-dir")
         .arg(&store)
         .arg("--quiet")
-        .output()
-        .unwrap();
+        .output();
     run_ok(&made, "recording the model solution");
     let files: Vec<PathBuf> = walkdir::WalkDir::new(store.join("store"))
         .into_iter()
@@ -525,7 +524,6 @@ fn a_store_committed_in_a_students_repository_is_not_trusted() {
             ])
             .env("NO_COLOR", "1")
             .output()
-            .unwrap()
     };
     // Without --main-py-only (an instructor's own folder) the store is
     // used: the forgery is a real one.

@@ -15,9 +15,16 @@ pub struct TestCommand {
 impl TestCommand {
     /// `autograder` with no arguments yet.
     pub fn new() -> TestCommand {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_autograder"));
+        let mut cmd = TestCommand::bare();
         cmd.env("NO_COLOR", "1");
-        TestCommand { cmd }
+        cmd
+    }
+
+    /// `autograder` in this process's environment, colours as it says.
+    pub fn bare() -> TestCommand {
+        TestCommand {
+            cmd: Command::new(env!("CARGO_BIN_EXE_autograder")),
+        }
     }
 
     /// `autograder grade SUBS --cases CASES --work-dir WORK`, the start of

@@ -23,6 +23,8 @@ pub fn ran_alone(module_path: &str, test: &str) -> bool {
         return false;
     }
     let exe = std::env::current_exe().expect("the test binary knows its path");
+    // The copy records: a test that needs the machine alone waits for it.
+    let _machine = super::machine::shared();
     let out = Command::new(exe)
         .args([name.as_str(), "--exact", "--test-threads=1", "--nocapture"])
         .env(ALONE, &name)
