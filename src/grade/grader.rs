@@ -12,6 +12,7 @@ use super::{feedback, verdict::judge_case};
 use crate::corpus::Corpus;
 use crate::recording::case_store::Outcomes;
 use crate::recording::format::{CaseOutcome, Recording};
+use crate::recording::memo::Memo;
 use crate::reference::{self, CallError};
 use crate::value::Outcome;
 use rayon::prelude::*;
@@ -76,7 +77,9 @@ pub fn grade_recordings(
 type Judged = (f64, Option<Failure>);
 
 /// How many different outcomes of one case [`Grader`] remembers, and how
-/// many bytes in all (memory stays bounded whatever submissions return).
+/// many bytes in all (memory stays bounded whatever submissions return):
+/// shared out evenly between the cases, half for each case's first text,
+/// half for its memo.
 const MEMO_PER_CASE: usize = 256;
 const MEMO_BYTES: usize = 64 << 20;
 
@@ -93,12 +96,12 @@ pub struct Grader<'a> {
     place: Vec<Option<(usize, u32)>>,
     /// Per corpus case: outcome texts judged, with what they got (a
     /// timeout's seconds, the failure).
-    memo: Vec<std::sync::RwLock<HashMap<Box<str>, Judged>>>,
+    memo: Vec<Memo<Judged>>,
     /// Per corpus case, the first text judged (most often the one most
     /// submissions return), compared before any hashing.
     first: Vec<std::sync::OnceLock<(Box<str>, Judged)>>,
-    /// Bytes the memo holds (roughly: texts and failures' text).
-    memo_bytes: std::sync::atomic::AtomicUsize,
+    /// Bytes a case's first text and its failure may hold (roughly).
+    first_bytes: usize,
 }
 
 impl<'a> Grader<'a> {
@@ -121,13 +124,18 @@ impl<'a> Grader<'a> {
                 Some((cp, next[cp] - 1))
             })
             .collect();
+        let case_bytes = MEMO_BYTES / 2 / corpus.cases.len().max(1);
         Grader {
             corpus,
             expected,
             place,
-            memo: corpus.cases.iter().map(|_| Default::default()).collect(),
-            memo_bytes: Default::default(),
+            memo: corpus
+                .cases
+                .iter()
+                .map(|_| Memo::new(1, case_bytes, MEMO_PER_CASE))
+                .collect(),
             first: corpus.cases.iter().map(|_| Default::default()).collect(),
+            first_bytes: case_bytes,
             info,
         }
     }
@@ -213,28 +221,17 @@ impl<'a> Grader<'a> {
                 return (*seconds, failure.clone());
             }
         }
-        if let Ok(memo) = self.memo[i].read() {
-            if let Some((seconds, failure)) = memo.get(text) {
-                return (*seconds, failure.clone());
-            }
+        if let Some(judged) = self.memo[i].recall(text) {
+            return judged;
         }
         let judged = self.judge(i, Some(text));
-        let size = text.len() + judged.1.as_ref().map_or(0, failure_bytes);
-        use std::sync::atomic::Ordering::Relaxed;
-        if self.memo_bytes.fetch_add(size, Relaxed) + size > MEMO_BYTES {
-            self.memo_bytes.fetch_sub(size, Relaxed);
+        let bytes = judged.1.as_ref().map_or(0, failure_bytes);
+        if text.len() + bytes <= self.first_bytes
+            && self.first[i].set((text.into(), judged.clone())).is_ok()
+        {
             return judged;
         }
-        if self.first[i].set((text.into(), judged.clone())).is_ok() {
-            return judged;
-        }
-        if let Ok(mut memo) = self.memo[i].write() {
-            if memo.len() < MEMO_PER_CASE && !memo.contains_key(text) {
-                memo.insert(text.into(), judged.clone());
-                return judged;
-            }
-        }
-        self.memo_bytes.fetch_sub(size, Relaxed);
+        self.memo[i].remember(text, judged.clone(), bytes);
         judged
     }
 

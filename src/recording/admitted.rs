@@ -6,21 +6,19 @@
 //! most texts repeat across a class: every correct answer to a case is the
 //! same text, and so is every built-in error a case provokes. It was about
 //! half of the grader's own CPU per recorded submission. One memo serves
-//! every worker thread, in shards so that they seldom wait for each other,
-//! bounded in bytes whatever the number of workers or submissions. (Grading
-//! has its own memo, in `grade::grader`, of what an admitted text gets on each
-//! case.)
+//! every worker thread ([`super::memo::Memo`]), bounded in bytes whatever
+//! the number of workers or submissions. (Grading has its own, in
+//! `grade::grader`, of what an admitted text gets on each case.)
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, LazyLock, RwLock};
+use super::memo::Memo;
+use std::sync::{Arc, LazyLock};
 
 /// Longest text kept: long ones rarely repeat, and would crowd the rest out.
 const MAX_TEXT_BYTES: usize = 2048;
 /// Shards of the memo, each behind its own lock.
 const SHARDS: usize = 16;
-/// Bytes one shard keeps before it starts afresh (32 MiB in all).
-const MAX_SHARD_BYTES: usize = 2 << 20;
+/// Bytes the memo keeps (a shard that would pass its share starts afresh).
+const MAX_BYTES: usize = SHARDS * (2 << 20);
 
 /// How one outcome text was admitted.
 #[derive(Clone)]
@@ -33,33 +31,14 @@ pub struct Admitted {
     pub bytes: usize,
 }
 
-#[derive(Default)]
-struct Shard {
-    admitted: HashMap<Box<str>, Admitted>,
-    bytes: usize,
-}
-
-struct Memo {
-    hasher: RandomState,
-    shards: Vec<RwLock<Shard>>,
-}
-
-static MEMO: LazyLock<Memo> = LazyLock::new(|| Memo {
-    hasher: RandomState::new(),
-    shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
-});
-
-fn shard(text: &str) -> &'static RwLock<Shard> {
-    let memo = &*MEMO;
-    &memo.shards[memo.hasher.hash_one(text) as usize % SHARDS]
-}
+static MEMO: LazyLock<Memo<Admitted>> = LazyLock::new(|| Memo::new(SHARDS, MAX_BYTES, usize::MAX));
 
 /// How `text` was admitted before, if it was (and is still kept).
 pub fn recall(text: &str) -> Option<Admitted> {
     if text.len() > MAX_TEXT_BYTES {
         return None;
     }
-    shard(text).read().ok()?.admitted.get(text).cloned()
+    MEMO.recall(text)
 }
 
 /// Keeps how `text` was admitted, for the submissions after.
@@ -67,19 +46,5 @@ pub fn remember(text: &str, admitted: &Admitted) {
     if text.len() > MAX_TEXT_BYTES {
         return;
     }
-    let Ok(mut shard) = shard(text).write() else {
-        return;
-    };
-    let cost = text.len() + admitted.text.len() + 128;
-    if shard.bytes + cost > MAX_SHARD_BYTES {
-        shard.admitted.clear();
-        shard.bytes = 0;
-    }
-    if shard
-        .admitted
-        .insert(text.into(), admitted.clone())
-        .is_none()
-    {
-        shard.bytes += cost;
-    }
+    MEMO.remember(text, admitted.clone(), admitted.text.len());
 }

@@ -9,6 +9,7 @@ pub mod caps;
 pub mod case_store;
 pub mod format;
 pub mod json;
+pub(crate) mod memo;
 pub mod recording_file;
 
 pub use recording_file::{

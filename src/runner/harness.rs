@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
 /// The harness's programs, sent in its init line and run in its namespace
 /// in this order (harness.py's `PROGRAMS`).
-pub const PROGRAMS: [(&str, &str); 5] = [
+pub const PROGRAMS: [(&str, &str); 6] = [
+    ("sharing", include_str!("harness/sharing.py")),
     ("child", include_str!("harness/child.py")),
     ("reaper", include_str!("harness/reaper.py")),
     ("supervisor", include_str!("harness/supervisor.py")),
@@ -21,13 +22,14 @@ pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
 pub const CONFINE_PY: &str = include_str!("harness/confine.py");
 /// Every Python source the harness runs: a change to any of them makes
 /// stored outcomes stale (see `harness_version`).
-pub const HARNESS_SOURCES: [&str; 8] = [
+pub const HARNESS_SOURCES: [&str; 9] = [
     HARNESS_PY,
     PROGRAMS[0].1,
     PROGRAMS[1].1,
     PROGRAMS[2].1,
     PROGRAMS[3].1,
     PROGRAMS[4].1,
+    PROGRAMS[5].1,
     TAGGED_PY,
     CONFINE_PY,
 ];

@@ -2,7 +2,7 @@
 //! Plain shapes and text, sized by `viewBox` so they scale with the page
 //! (every chart is as wide, so two charts' rows are as tall on the page).
 
-use super::esc;
+use super::escape::esc;
 use super::stats::{Stats, BINS};
 use std::fmt::Write;
 

@@ -194,11 +194,11 @@ LIMITS = (
 )
 
 # The harness's programs, run in this namespace in this order by `_load`
-# (each defines names only): the child, which runs student code; the
-# reaper, which kills and removes what a child left; the supervisor, one per
-# worker, which runs each submission's children and answers Rust; the
-# zygote's fork server; the sandbox self-test.
-PROGRAMS = ("child", "reaper", "supervisor", "zygote", "selftest")
+# (each defines names only): the child's check that a result is new; the
+# child, which runs student code; the reaper, which kills and removes what a
+# child left; the supervisor, one per worker, which runs each submission's
+# children and answers Rust; the zygote's fork server; the sandbox self-test.
+PROGRAMS = ("sharing", "child", "reaper", "supervisor", "zygote", "selftest")
 
 T = None  # the tagged-JSON module, built from the init line
 C = None  # the landlock tier's confine module, likewise

@@ -1,11 +1,12 @@
-# A test (tests/harness_sharing.rs): the child's check that a result is new
-# (_run_case: shares_with_args, shares_with_state, shared). A list or dict of
-# the result that the arguments, the module's globals or an earlier result
-# hold is reported with where it is on both sides; a fresh result is not;
-# the walks never run student code (spies in every method they could call),
-# end on cycles and stay within their budgets on huge modules. Run with a
-# JSON object of the harness's sources and limits (worker::check_input) on
-# stdin; prints "ok <checks>".
+# A test (tests/sandbox/fresh_results.rs): the child's check that a result
+# is new (sharing.py, used by _run_case: shares_with_args,
+# shares_with_state, shared). A list or dict of the result that the
+# arguments, the module's globals or an earlier result hold is reported
+# with where it is on both sides; a fresh result is not; the walks never
+# run student code (spies in every method they could call), end on cycles
+# and stay within their budgets on huge modules. Run with a JSON object of
+# the harness's sources and limits (runner::harness_check_input) on stdin;
+# prints "ok <checks>".
 import json
 import os
 import sys
