@@ -252,9 +252,9 @@ class _Run:
             ready, writable, _ = select.select(fds, writing, [], wait)
             if writable:
                 self.write_hidden(st)
-            # A full pipe's worth of output: the child is blocked writing more,
-            # so it is read again at once, not after a nap (100 MB of print
-            # would otherwise take 1,600 naps of wall time).
+            # More output already waiting: the child is blocked writing it, so
+            # it is read again at once, not after a nap (100 MB of print would
+            # otherwise take 1,600 naps of wall time).
             output_waiting = False
             if out_r in ready:
                 data = self._read(out_r)
@@ -262,7 +262,7 @@ class _Run:
                     out_open = False
                 elif data:
                     self.take_output(data)
-                    output_waiting = len(data) == 1 << 16
+                    output_waiting = bool(select.select([out_r], [], [], 0)[0])
             if res_r in ready:
                 data = self._read(res_r)
                 if data == b"":
