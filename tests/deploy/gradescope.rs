@@ -128,6 +128,9 @@ fn host_score(upload: &Path) -> f64 {
 
 #[test]
 fn the_gradescope_zip_grades_as_gradescope_runs_it() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
+        return;
+    }
     if !is_root() {
         return cannot_run("the Gradescope stand-in needs root (a private mount namespace)");
     }

@@ -19,6 +19,10 @@ pub enum Tier {
     /// hostile fixtures, attacks, memory, racer and huge outcomes, and the
     /// whole course graded under every sandbox tier.
     Heavy,
+    /// What an instructor ships, run end to end: the Gradescope zip in a
+    /// stand-in image, the CI template step by step as a plain user, the
+    /// README's recipes (tens of seconds).
+    Deploy,
     /// The portable release archive: `scripts/dist.sh` builds the binary
     /// against glibc 2.17 with zig (minutes).
     Release,
@@ -30,6 +34,7 @@ impl Tier {
             Tier::Cpython => "cpython",
             Tier::Browser => "browser",
             Tier::Heavy => "heavy",
+            Tier::Deploy => "deploy",
             Tier::Release => "release",
         }
     }
@@ -39,6 +44,7 @@ impl Tier {
             Tier::Cpython => "the CPython tier (differential, pyenv versions, mutation)",
             Tier::Browser => "the Chromium tier (the HTML dashboard in a browser)",
             Tier::Heavy => "the heavy tier (hostile fixtures, attacks, memory, racer, the whole course under every sandbox tier)",
+            Tier::Deploy => "the deployment tier (the Gradescope zip in a stand-in image, the CI template as a plain user, the README's recipes)",
             Tier::Release => "the release tier (scripts/dist.sh: the glibc 2.17 binary built with zig)",
         }
     }
@@ -47,11 +53,13 @@ impl Tier {
         static CPYTHON: Once = Once::new();
         static BROWSER: Once = Once::new();
         static HEAVY: Once = Once::new();
+        static DEPLOY: Once = Once::new();
         static RELEASE: Once = Once::new();
         match self {
             Tier::Cpython => &CPYTHON,
             Tier::Browser => &BROWSER,
             Tier::Heavy => &HEAVY,
+            Tier::Deploy => &DEPLOY,
             Tier::Release => &RELEASE,
         }
     }
