@@ -98,8 +98,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     });
     check_report_paths(&args.output, gradescope)?;
     let mut clock = Timings::start();
-    let corpus = load_corpus(&args.cases, &args.assignment)?;
-    let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
+    let corpus = crate::timings::span("corpus loaded", || {
+        load_corpus(&args.cases, &args.assignment)
+    })?;
+    let expected = crate::timings::span("expected outcomes computed", || {
+        pool.install(|| grade::expected_outcomes(&corpus))
+    })?;
     check_pins(&corpus, &expected)?;
     clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
@@ -145,12 +149,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// `--timings`: wall time per step of the run, and the CPU time of the
-/// phases that stream (see [`crate::timings`]).
+/// `--timings`: wall time per step of the run (the start-up steps as
+/// [`crate::timings::span`]s), and the CPU time of the phases that stream
+/// (see [`crate::timings`]).
 struct Timings {
     start: std::time::Instant,
+    /// `start` on the spans' clock.
+    epoch: f64,
     cpu: f64,
     store: crate::timings::Spent,
+    recording: crate::timings::Spent,
+    store_write: crate::timings::Spent,
     grading: crate::timings::Spent,
     corpus: f64,
     graded: f64,
@@ -158,11 +167,15 @@ struct Timings {
 
 impl Timings {
     fn start() -> Timings {
+        use crate::timings::{GRADING, RECORDING, STORE_LOAD, STORE_WRITE};
         Timings {
             start: std::time::Instant::now(),
+            epoch: crate::timings::now(),
             cpu: crate::timings::process_cpu_seconds(),
-            store: crate::timings::STORE_LOAD.so_far(),
-            grading: crate::timings::GRADING.so_far(),
+            store: STORE_LOAD.so_far(),
+            recording: RECORDING.so_far(),
+            store_write: STORE_WRITE.so_far(),
+            grading: GRADING.so_far(),
             corpus: 0.0,
             graded: 0.0,
         }
@@ -178,27 +191,74 @@ impl Timings {
 
     /// The lines `--timings` prints (the reports are written by now).
     fn report(&self) -> String {
+        use crate::timings::{GRADING, RECORDING, STORE_LOAD, STORE_WRITE};
         let total = self.start.elapsed().as_secs_f64();
-        let store = crate::timings::STORE_LOAD.so_far() - self.store;
-        let grading = crate::timings::GRADING.so_far() - self.grading;
+        let store = STORE_LOAD.so_far() - self.store;
+        let recording = RECORDING.so_far() - self.recording;
+        let store_write = STORE_WRITE.so_far() - self.store_write;
+        let grading = GRADING.so_far() - self.grading;
         let cpu = crate::timings::process_cpu_seconds() - self.cpu;
         format!(
             "timings (wall seconds; CPU seconds summed over this process's threads):\n\
              \x20 corpus and its expected outcomes  {:.3} s\n\
              \x20 submissions: loaded from the store, recorded, graded  {:.3} s\n\
+             {}\
              \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
+             \x20   recorded by the harness  {:.3} s wall ({} submissions)\n\
+             \x20   store writes  {:.3} s CPU ({} submissions)\n\
              \x20   grading  {:.3} s CPU ({} submissions)\n\
              \x20 reports  {:.3} s\n\
              \x20 total  {total:.3} s, {cpu:.3} s CPU (the sandbox's processes not counted)\n",
             self.corpus,
             self.graded - self.corpus,
+            self.steps(),
             store.cpu_seconds,
             store.runs,
             store.found,
+            recording.wall_seconds,
+            recording.runs,
+            store_write.cpu_seconds,
+            store_write.runs,
             grading.cpu_seconds,
             grading.runs,
             total - self.graded,
         )
+    }
+
+    /// One line per start-up step that ran once or more (in the order they
+    /// first began): when it began, from the start of the run, and its wall
+    /// time (summed when it ran more than once, e.g. once per worker).
+    fn steps(&self) -> String {
+        let mut steps: Vec<(String, f64, f64, usize)> = Vec::new();
+        for span in crate::timings::spans() {
+            if span.start < self.epoch {
+                continue;
+            }
+            let took = span.end - span.start;
+            match steps.iter_mut().find(|(name, ..)| *name == span.name) {
+                Some(step) => {
+                    step.2 += took;
+                    step.3 += 1;
+                }
+                None => steps.push((span.name, span.start - self.epoch, took, 1)),
+            }
+        }
+        let width = steps.iter().map(|s| s.0.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        if !steps.is_empty() {
+            out.push_str("    start-up steps (begun at +s from the start, took s; side by side where they overlap):\n");
+        }
+        for (name, began, took, times) in steps {
+            let times = if times > 1 {
+                format!(" ({times} times)")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "      {name:width$}  +{began:.3}  {took:.3} s{times}\n"
+            ));
+        }
+        out
     }
 }
 

@@ -125,8 +125,13 @@ impl Environment {
     /// error (exit 2 in the CLI) says what was tried and how to fix it.
     pub fn settle(tuning: &Tuning) -> Result<Environment, RecordError> {
         let choice = tuning.isolation.clone().map_err(SetupError::from)?;
-        let python = Python::find(tuning.python.as_deref()).map_err(SetupError::Python)?;
-        let (isolation, notes) = choice.resolve(&python).map_err(SetupError::Tier)?;
+        let python = crate::timings::span("interpreter probe", || {
+            Python::find(tuning.python.as_deref())
+        })
+        .map_err(SetupError::Python)?;
+        let (isolation, notes) =
+            crate::timings::span("sandbox tier resolved", || choice.resolve(&python))
+                .map_err(SetupError::Tier)?;
         Ok(Environment {
             python,
             isolation,

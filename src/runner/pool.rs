@@ -76,7 +76,9 @@ pub(super) fn run_jobs(
         setup: Setup {
             isolation: env.isolation,
             python: env.python.clone(),
-            must_not_read: must_not_read(corpus),
+            must_not_read: crate::timings::span("files the self-test must not read", || {
+                must_not_read(corpus)
+            }),
             limits: Limits {
                 case_timeout: opts.case_timeout,
                 wall,
@@ -86,7 +88,7 @@ pub(super) fn run_jobs(
                 processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
-            inputs: case_inputs(corpus),
+            inputs: crate::timings::span("case inputs encoded", || case_inputs(corpus)),
         },
         keys,
         others: case_store::other_keys(corpus),
@@ -96,7 +98,9 @@ pub(super) fn run_jobs(
         sandbox: OnceLock::new(),
         abort: Default::default(),
     };
-    let started = Mutex::new(Some(preflight(&shared)?));
+    let started = Mutex::new(Some(crate::timings::span("first worker started", || {
+        preflight(&shared)
+    })?));
     let progress = super::progress::progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
     // (input index, error) of each submission the grader failed on.
@@ -208,7 +212,8 @@ fn record_one(
         .as_ref()
         .map(|s| s.pyc.as_str())
         .filter(|p| !p.is_empty());
-    let reply = w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref());
+    let reply = crate::timings::RECORDING
+        .time(|| w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref()));
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
@@ -226,9 +231,11 @@ fn record_one(
         &source,
         reply.pyc,
     );
-    case_store::write_store(&path, &store).map_err(|source| RecordError::Store {
-        path: path.clone(),
-        source,
-    })?;
+    crate::timings::STORE_WRITE
+        .time(|| case_store::write_store(&path, &store))
+        .map_err(|source| RecordError::Store {
+            path: path.clone(),
+            source,
+        })?;
     Ok((store.outcomes_for(shared.keys, &source), Some(output)))
 }

@@ -68,7 +68,9 @@ impl Worker {
             .unwrap_or_else(std::env::temp_dir);
         // A submission's total memory: twice what one of its processes may
         // map, for the worker's processes together, where a cgroup can be made.
-        let cgroup = MemoryCgroup::create(limits::cgroup_bytes(setup.limits.memory_bytes));
+        let cgroup = crate::timings::span("cgroup made", || {
+            MemoryCgroup::create(limits::cgroup_bytes(setup.limits.memory_bytes))
+        });
         let (mut cmd, inner_scratch) = sandbox::harness_command(
             setup.isolation,
             &host_scratch,
@@ -80,6 +82,7 @@ impl Worker {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let spawned = crate::timings::now();
         let mut child = cmd.spawn().map_err(|source| SandboxError::Spawn {
             python: setup.python.executable.clone(),
             source,
@@ -108,7 +111,10 @@ impl Worker {
                 }
             }
         });
-        let init = protocol::init_line(setup, uid, &inner_scratch).map_err(HarnessError::Init)?;
+        let init = crate::timings::span("init line built", || {
+            protocol::init_line(setup, uid, &inner_scratch)
+        })
+        .map_err(HarnessError::Init)?;
         let mut worker = Worker {
             child,
             stdin,
@@ -126,6 +132,7 @@ impl Worker {
             Ok(r) => r,
             Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
         };
+        ready.record_steps(spawned);
         let memory = match &worker.cgroup {
             Some(cg) => cg.describe.clone(),
             None => "memory: per process only (no cgroup here)".to_string(),
