@@ -2,19 +2,18 @@
 //! the summary and write the requested reports.
 
 use super::output::{check_report_paths, finish, OutputArgs};
-use super::record::{
-    check_work_dir_for, load_corpus, positive_seconds, settle_environment, SandboxArgs,
-};
+use super::record::{check_work_dir_for, load_corpus, positive_seconds, SandboxArgs};
 use super::values::{AudienceArg, HiddenVisibilityArg, TestsArg};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
 use crate::report;
-use crate::runner::RecordOptions;
+use crate::runner::{self, Environment, RecordOptions, Tuning};
 use crate::session::{self, Choice, Chosen, Shard};
 use crate::submission::Submission;
 use anyhow::{bail, Context};
-use std::path::PathBuf;
+use std::panic::resume_unwind;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -98,32 +97,73 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     });
     check_report_paths(&args.output, gradescope)?;
     let mut clock = Timings::start();
-    let corpus = crate::timings::span("corpus loaded", || {
-        load_corpus(&args.cases, &args.assignment)
-    })?;
-    let expected = crate::timings::span("expected outcomes computed", || {
-        pool.install(|| grade::expected_outcomes(&corpus))
-    })?;
-    check_pins(&corpus, &expected)?;
+    let chosen = session::choose_submissions(&Choice {
+        path: &args.path,
+        shard: args.shard,
+        main_py_only: args.main_py_only,
+        gradescope: args.gradescope.is_some(),
+    });
+    let tuning = args.sandbox.tuning();
+    // A run whose store is empty records every submission that runs here:
+    // its first worker's harness is started as soon as the sandbox is
+    // settled, and given its init line once the corpus is read.
+    let ahead = match (&args.work_dir, args.main_py_only) {
+        (None, true) => true, // a fresh work dir
+        (dir, _) => runner::store_is_empty(
+            dir.as_deref()
+                .unwrap_or(Path::new(super::work_dir::DEFAULT)),
+            !args.no_cache,
+        ),
+    };
+    // The interpreter and the sandbox tier do not depend on the corpus:
+    // they are settled (processes started and waited for) while it loads,
+    // on this thread (a harness started ahead must outlive the thread that
+    // started it: bwrap's --die-with-parent follows that thread). Errors
+    // are said in the order the steps would run one after another.
+    let (corpus, environment) = std::thread::scope(|s| {
+        let corpus = s.spawn(|| corpus_and_expected(&args, &pool));
+        let environment = match &chosen {
+            Ok(c) if runner::needs_sandbox(&c.submissions) => {
+                Some(runner::Environment::settle_ahead(&tuning, ahead))
+            }
+            _ => None,
+        };
+        let corpus = corpus.join().unwrap_or_else(|p| resume_unwind(p));
+        (corpus, environment)
+    });
+    let (corpus, expected) = corpus?;
     clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
     let Chosen {
         submissions,
         not_a_submission,
         whole_run,
-    } = session::choose_submissions(&Choice {
-        path: &args.path,
-        shard: args.shard,
-        main_py_only: args.main_py_only,
-        gradescope: args.gradescope.is_some(),
-    })?;
+    } = chosen?;
     let graded: Vec<&std::path::Path> = std::iter::once(args.path.as_path())
         .chain(submissions.iter().map(|s| s.dir.as_path()))
         .collect();
     let work = super::work_dir::choose(args.work_dir.as_deref(), args.main_py_only, &graded)?;
     args.work_dir = Some(work.path.clone());
     check_work_dir_for(&submissions, &work.path)?;
-    let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
+    let (environment, prestarted) = match environment.transpose() {
+        Ok(Some((env, prestarted))) => (Some(env), prestarted),
+        Ok(None) => (None, None),
+        Err(e) => return Err(e).context("cannot record submissions here"),
+    };
+    if let Some(env) = &environment {
+        eprintln!("{}", env.describe());
+    }
+    let mut run = pool.install(|| {
+        record_and_grade(
+            &corpus,
+            &expected,
+            &args,
+            &tuning,
+            environment.as_ref(),
+            prestarted.as_ref(),
+            &submissions,
+        )
+    })?;
     clock.graded();
     run.shards = args.shard.map(|shard| shard.held(whole_run));
     if gradescope.is_none() {
@@ -200,7 +240,7 @@ impl Timings {
         let cpu = crate::timings::process_cpu_seconds() - self.cpu;
         format!(
             "timings (wall seconds; CPU seconds summed over this process's threads):\n\
-             \x20 corpus and its expected outcomes  {:.3} s\n\
+             \x20 corpus, its expected outcomes and the sandbox settled  {:.3} s\n\
              \x20 submissions: loaded from the store, recorded, graded  {:.3} s\n\
              {}\
              \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
@@ -262,6 +302,22 @@ impl Timings {
     }
 }
 
+/// The corpus `--cases` names and the reference core's outcome of each of
+/// its cases, refused when its pins contradict them.
+fn corpus_and_expected(
+    args: &Options,
+    pool: &rayon::ThreadPool,
+) -> anyhow::Result<(Corpus, Vec<crate::value::Outcome>)> {
+    let corpus = crate::timings::span("corpus loaded", || {
+        load_corpus(&args.cases, &args.assignment)
+    })?;
+    let expected = crate::timings::span("expected outcomes computed", || {
+        pool.install(|| grade::expected_outcomes(&corpus))
+    })?;
+    check_pins(&corpus, &expected)?;
+    Ok((corpus, expected))
+}
+
 /// Refuses a corpus whose pins the reference core contradicts: grading would
 /// silently follow the core where the case file states otherwise.
 fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Result<()> {
@@ -290,11 +346,15 @@ fn work_dir(args: &Options) -> &std::path::Path {
 }
 
 /// Records and grades every submission (see [`session::record_and_grade`])
-/// with this run's options, once the recording environment is settled.
+/// with this run's options, in the settled recording environment (`None`:
+/// no submission runs here).
 fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     args: &Options,
+    tuning: &Tuning,
+    env: Option<&Environment>,
+    prestarted: Option<&runner::Prestarted>,
     submissions: &[Submission],
 ) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
@@ -304,9 +364,14 @@ fn record_and_grade(
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
-    let tuning = args.sandbox.tuning();
-    let env = settle_environment(submissions, &tuning)?;
-    let run =
-        session::record_and_grade(corpus, expected, &opts, &tuning, env.as_ref(), submissions)?;
+    let run = session::record_and_grade(
+        corpus,
+        expected,
+        &opts,
+        tuning,
+        env,
+        prestarted,
+        submissions,
+    )?;
     Ok(run)
 }

@@ -7,7 +7,8 @@ use super::limits;
 use super::sandbox::{self, UidLease};
 use super::setup::{Limits, Setup};
 use super::worker::Worker;
-use super::{made, read_source, Delivered, Environment, Job, RecordError, RecordOptions, Tuning};
+use super::{made, read_source, Delivered, Environment, Job, Prestarted, RecordError};
+use super::{RecordOptions, Request, Tuning};
 use super::{SandboxError, SetupError};
 use crate::corpus::Corpus;
 use crate::recording::case_store::{self, CaseKey, Outcomes, StoreFile};
@@ -58,10 +59,9 @@ struct Shared<'a> {
 }
 
 pub(super) fn run_jobs(
-    corpus: &Corpus,
+    request: &Request,
     keys: &[CaseKey],
     jobs: &[Job],
-    opts: &RecordOptions,
     tuning: &Tuning,
     env: &Environment,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
@@ -69,6 +69,7 @@ pub(super) fn run_jobs(
     if jobs.is_empty() {
         return Ok(());
     }
+    let (corpus, opts) = (request.corpus, request.options);
     let wall = tuning
         .wall_limit
         .unwrap_or_else(|| limits::wall(opts.case_timeout));
@@ -99,7 +100,7 @@ pub(super) fn run_jobs(
         abort: Default::default(),
     };
     let started = Mutex::new(Some(crate::timings::span("first worker started", || {
-        preflight(&shared)
+        preflight(&shared, request.prestarted)
     })?));
     let progress = super::progress::progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
@@ -171,10 +172,23 @@ pub(super) fn run_jobs(
 /// start, or a sandbox whose self-test fails, stops the run here with the
 /// reason, not as the first submission's failure.
 /// The worker is kept, with its uid, for the first recording thread.
-fn preflight(shared: &Shared) -> Result<Started, RecordError> {
-    let lease = sandbox::lease_uid()?;
-    let worker = Worker::start(&shared.setup, lease.as_ref())
-        .map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
+/// A harness started ahead for this run (`prestarted`) is given its init
+/// line here.
+fn preflight(shared: &Shared, prestarted: Option<&Prestarted>) -> Result<Started, RecordError> {
+    let ahead = prestarted
+        .and_then(Prestarted::take)
+        .filter(|(lease, spawned)| spawned.fits(&shared.setup, lease.as_ref().map(|l| l.uid)));
+    // One started ahead that fails is started again, as it would have
+    // been without it (and fails the run only then).
+    let (lease, worker) = match ahead.map(|(lease, spawned)| (spawned.init(&shared.setup), lease)) {
+        Some((Ok(worker), lease)) => (lease, Ok(worker)),
+        _ => {
+            let lease = sandbox::lease_uid()?;
+            let worker = Worker::start(&shared.setup, lease.as_ref());
+            (lease, worker)
+        }
+    };
+    let worker = worker.map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
     let _ = shared.sandbox.set(worker.sandbox.clone());
     Ok((lease, worker))
 }
