@@ -11,6 +11,13 @@
 //! sample (it is the slow path); rates are per submission either way.
 //! Each is measured twice: on the full corpus, and on one case per checkpoint
 //! (where interpreter start-up, not per-case work, dominates).
+//!
+//! `cargo bench --bench record -- latency`: one submission end to end
+//! instead, as a student's CI job or Gradescope runs it: the release
+//! `autograder grade --main-py-only` of the model solution, every case,
+//! from an empty work dir, against one fresh `python3 -B
+//! scripts/bench/run_calls.py` running the same calls on the same main.py;
+//! 7 alternating pairs per tier (bwrap, landlock), medians and their ratio.
 
 use autograder::runner::{IsolationChoice, Python, RecordOptions, Request, Tuning};
 use autograder::submission::discover;
@@ -19,6 +26,9 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if std::env::args().skip(1).any(|a| a == "latency") {
+        return latency(root);
+    }
     let n: usize = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))
@@ -164,4 +174,147 @@ fn measure(
 
 fn rate(count: usize, took: Duration) -> f64 {
     count as f64 / took.as_secs_f64().max(1e-9)
+}
+
+/// Pairs per tier in the latency bench.
+const PAIRS: usize = 7;
+
+/// `-- latency`: one submission graded end to end against one fresh python3
+/// running the same calls (see the top of this file).
+fn latency(root: &Path) {
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_autograder");
+    let python = Python::find(None).expect("a CPython 3.8+ to record with");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    std::fs::copy(
+        root.join("submissions/model-solution/main.py"),
+        sub.join("main.py"),
+    )
+    .expect("the model solution");
+    // The calls, as the scale bench's fresh-python3 baseline runs them.
+    let list = dir.path().join("cases.jsonl");
+    let cases = root.join("cases");
+    let listed = Command::new(bin)
+        .args(["cases", "list", "--json", "--cases"])
+        .arg(&cases)
+        .output()
+        .expect("autograder cases list");
+    assert!(listed.status.success(), "cases list failed");
+    std::fs::write(&list, &listed.stdout).expect("write the case list");
+    let cases_count = listed
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    let prepared = Command::new(&python.executable)
+        .arg(root.join("scripts/bench/prepare_cases.py"))
+        .arg(&cases)
+        .arg(&list)
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .status()
+        .expect("prepare_cases.py");
+    assert!(
+        prepared.success(),
+        "prepare_cases.py failed (it needs Python 3.11+)"
+    );
+    let calls = dir.path().join("calls.marshal");
+    let run_calls = root.join("scripts/bench/run_calls.py");
+    let timed = |cmd: &mut Command, what: &str| -> f64 {
+        let t = Instant::now();
+        let out = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect(what);
+        let took = t.elapsed().as_secs_f64();
+        assert!(
+            out.status.success(),
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        took
+    };
+    let fresh = || {
+        timed(
+            Command::new(&python.executable)
+                .arg("-B")
+                .arg(&run_calls)
+                .arg(&calls)
+                .arg(sub.join("main.py")),
+            "python3 run_calls.py",
+        )
+    };
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "== one submission end to end: the model solution, {cases_count} cases, {}, \
+         {PAIRS} alternating pairs per tier (load average {})",
+        python.label(),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!("| tier | `grade` (median) | fresh python3 (median) | ratio |");
+    println!("|---|---:|---:|---:|");
+    for tier in [IsolationChoice::Bwrap, IsolationChoice::Landlock] {
+        if let Err(e) = tier.resolve(&python) {
+            println!("| {} | not measured: {e} | | |", tier.name());
+            continue;
+        }
+        let grade = || {
+            let work = tempfile::tempdir().expect("work dir");
+            timed(
+                Command::new(bin)
+                    .arg("grade")
+                    .arg(&sub)
+                    .arg("--cases")
+                    .arg(&cases)
+                    .args(["--main-py-only", "-q", "--isolation", tier.name()])
+                    .arg("--work-dir")
+                    .arg(work.path()),
+                "autograder grade",
+            )
+        };
+        // Warm the page cache for both.
+        grade();
+        fresh();
+        let (mut graded, mut pythons) = (Vec::new(), Vec::new());
+        for i in 0..PAIRS {
+            if i % 2 == 0 {
+                graded.push(grade());
+                pythons.push(fresh());
+            } else {
+                pythons.push(fresh());
+                graded.push(grade());
+            }
+        }
+        let (g, p) = (median(&mut graded), median(&mut pythons));
+        println!(
+            "| {} | {:.0} ms | {:.0} ms | {:.1}× |",
+            tier.name(),
+            g * 1e3,
+            p * 1e3,
+            g / p
+        );
+        let ms = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{:.0}", x * 1e3))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        eprintln!(
+            "[latency] {}: grade {} ms; python3 {} ms",
+            tier.name(),
+            ms(&graded),
+            ms(&pythons)
+        );
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }

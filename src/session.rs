@@ -161,13 +161,15 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
 /// grades are spooled to disk, in `opts.work_dir`, for the reports); fails,
 /// and no report should be written, when the grader cannot record here.
 /// `env` is the settled recording environment when a submission must run
-/// here (see [`runner::needs_sandbox`]).
+/// here (see [`runner::needs_sandbox`]), `prestarted` a harness started
+/// ahead in it for the first worker.
 pub fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     opts: &RecordOptions,
     tuning: &Tuning,
     env: Option<&Environment>,
+    prestarted: Option<&runner::Prestarted>,
     submissions: &[Submission],
 ) -> Result<GradeRun, SessionError> {
     let keys = crate::recording::case_store::case_keys(corpus);
@@ -179,6 +181,7 @@ pub fn record_and_grade(
     let request = Request::new(corpus, submissions, opts)
         .tuning(tuning)
         .environment(env)
+        .prestarted(prestarted)
         .keys(&keys);
     runner::record(
         &request,

@@ -1,15 +1,19 @@
-//! Where a run's CPU time goes, for `grade --timings`: the time threads
-//! spend in a phase, summed over threads. Grading streams (each submission
-//! is loaded and graded as soon as it is read or recorded, on any thread),
-//! so a phase has no wall time of its own; its threads' CPU time is what
-//! can be told apart. A phase costs two clock reads each time it runs.
+//! Where a run's time goes, for `grade --timings`. Grading streams (each
+//! submission is loaded and graded as soon as it is read or recorded, on
+//! any thread), so such a [`Phase`] has no wall time of its own: its
+//! threads' CPU time, summed, is what can be told apart. The start-up steps
+//! each run once, some of them side by side: each is a [`Span`] of wall
+//! time, from when it began to when it ended. Either costs two clock reads
+//! each time it runs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// One phase: the CPU time of the threads in it, how many times it ran, and
 /// how many of those found what they looked for (see [`Phase::found`]).
 pub struct Phase {
     nanos: AtomicU64,
+    wall_nanos: AtomicU64,
     runs: AtomicU64,
     found: AtomicU64,
 }
@@ -20,22 +24,31 @@ pub static STORE_LOAD: Phase = Phase::new();
 /// Outcomes judged against the reference core, and the submission's
 /// summary and details made.
 pub static GRADING: Phase = Phase::new();
+/// A submission's missing cases run by its worker's harness (the wait for
+/// its reply, and the reply read and admitted).
+pub static RECORDING: Phase = Phase::new();
+/// A submission's store file packed and written.
+pub static STORE_WRITE: Phase = Phase::new();
 
 impl Phase {
     const fn new() -> Phase {
         Phase {
             nanos: AtomicU64::new(0),
+            wall_nanos: AtomicU64::new(0),
             runs: AtomicU64::new(0),
             found: AtomicU64::new(0),
         }
     }
 
-    /// Runs `f`, adding the CPU time this thread spent in it.
+    /// Runs `f`, adding the CPU time this thread spent in it (and its wall
+    /// time, summed over the threads in it).
     pub fn time<T>(&self, f: impl FnOnce() -> T) -> T {
-        let start = thread_cpu_nanos();
+        let (start, wall) = (thread_cpu_nanos(), monotonic_nanos());
         let out = f();
         self.nanos
             .fetch_add(thread_cpu_nanos().saturating_sub(start), Ordering::Relaxed);
+        self.wall_nanos
+            .fetch_add(monotonic_nanos().saturating_sub(wall), Ordering::Relaxed);
         self.runs.fetch_add(1, Ordering::Relaxed);
         out
     }
@@ -49,6 +62,7 @@ impl Phase {
     pub fn so_far(&self) -> Spent {
         Spent {
             cpu_seconds: self.nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            wall_seconds: self.wall_nanos.load(Ordering::Relaxed) as f64 / 1e9,
             runs: self.runs.load(Ordering::Relaxed),
             found: self.found.load(Ordering::Relaxed),
         }
@@ -59,6 +73,8 @@ impl Phase {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Spent {
     pub cpu_seconds: f64,
+    /// Wall time summed over the threads in the phase.
+    pub wall_seconds: f64,
     pub runs: u64,
     pub found: u64,
 }
@@ -68,10 +84,67 @@ impl std::ops::Sub for Spent {
     fn sub(self, earlier: Spent) -> Spent {
         Spent {
             cpu_seconds: self.cpu_seconds - earlier.cpu_seconds,
+            wall_seconds: self.wall_seconds - earlier.wall_seconds,
             runs: self.runs - earlier.runs,
             found: self.found - earlier.found,
         }
     }
+}
+
+/// One start-up step's wall time, as seconds of [`CLOCK_MONOTONIC`] (the
+/// clock the harness's Python reads too, so its own steps line up).
+///
+/// [`CLOCK_MONOTONIC`]: rustix::time::ClockId::Monotonic
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub name: String,
+    pub start: f64,
+    pub end: f64,
+}
+
+static SPANS: Mutex<Vec<Span>> = Mutex::new(Vec::new());
+
+/// Spans kept at most: steps that run per worker (a run without pre-forked
+/// workers starts one per submission) stop being kept past it.
+const MAX_SPANS: usize = 4096;
+
+/// Runs `f` as the start-up step `name`, keeping its wall time.
+pub fn span<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let start = now();
+    let out = f();
+    record(name, start, now());
+    out
+}
+
+/// Keeps the wall time of a step timed elsewhere (`start` and `end` from
+/// [`now`], or from the harness's `time.monotonic()`).
+pub fn record(name: &str, start: f64, end: f64) {
+    if let Ok(mut spans) = SPANS.lock() {
+        if spans.len() >= MAX_SPANS {
+            return;
+        }
+        spans.push(Span {
+            name: name.to_string(),
+            start,
+            end,
+        });
+    }
+}
+
+/// The steps timed so far, in the order they began.
+pub fn spans() -> Vec<Span> {
+    let mut spans = SPANS.lock().map(|s| s.clone()).unwrap_or_default();
+    spans.sort_by(|a, b| a.start.total_cmp(&b.start));
+    spans
+}
+
+/// Seconds of the monotonic clock (the spans' time line).
+pub fn now() -> f64 {
+    monotonic_nanos() as f64 / 1e9
+}
+
+fn monotonic_nanos() -> u64 {
+    nanos(rustix::time::ClockId::Monotonic)
 }
 
 /// This thread's CPU time (user and system), in nanoseconds.

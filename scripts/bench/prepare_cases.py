@@ -28,7 +28,7 @@ import warnings
 warnings.simplefilter("ignore")  # '\d' in the corpus's strings warns, as it should
 sys.set_int_max_str_digits(0)
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "record", "harness"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "runner", "harness"))
 import tagged  # noqa: E402
 
 

@@ -428,7 +428,7 @@ pub(super) fn export_visible(
     dest: &Path,
 ) -> anyhow::Result<corpus::export::ExportSummary> {
     let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
-        reference::call(f, args, kwargs).map(|_| ())
+        reference::check_call(f, args, kwargs)
     };
     corpus::export::export_visible(corpus, dest, &check)
         .with_context(|| format!("exporting the visible cases to {}", dest.display()))

@@ -2,19 +2,18 @@
 //! the summary and write the requested reports.
 
 use super::output::{check_report_paths, finish, OutputArgs};
-use super::record::{
-    check_work_dir_for, load_corpus, positive_seconds, settle_environment, SandboxArgs,
-};
+use super::record::{check_work_dir_for, load_corpus, positive_seconds, SandboxArgs};
 use super::values::{AudienceArg, HiddenVisibilityArg, TestsArg};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
 use crate::report;
-use crate::runner::RecordOptions;
+use crate::runner::{self, Environment, RecordOptions, Tuning};
 use crate::session::{self, Choice, Chosen, Shard};
 use crate::submission::Submission;
 use anyhow::{bail, Context};
-use std::path::PathBuf;
+use std::panic::resume_unwind;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -98,28 +97,73 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     });
     check_report_paths(&args.output, gradescope)?;
     let mut clock = Timings::start();
-    let corpus = load_corpus(&args.cases, &args.assignment)?;
-    let expected = pool.install(|| grade::expected_outcomes(&corpus))?;
-    check_pins(&corpus, &expected)?;
+    let chosen = session::choose_submissions(&Choice {
+        path: &args.path,
+        shard: args.shard,
+        main_py_only: args.main_py_only,
+        gradescope: args.gradescope.is_some(),
+    });
+    let tuning = args.sandbox.tuning();
+    // A run whose store is empty records every submission that runs here:
+    // its first worker's harness is started as soon as the sandbox is
+    // settled, and given its init line once the corpus is read.
+    let ahead = match (&args.work_dir, args.main_py_only) {
+        (None, true) => true, // a fresh work dir
+        (dir, _) => runner::store_is_empty(
+            dir.as_deref()
+                .unwrap_or(Path::new(super::work_dir::DEFAULT)),
+            !args.no_cache,
+        ),
+    };
+    // The interpreter and the sandbox tier do not depend on the corpus:
+    // they are settled (processes started and waited for) while it loads,
+    // on this thread (a harness started ahead must outlive the thread that
+    // started it: bwrap's --die-with-parent follows that thread). Errors
+    // are said in the order the steps would run one after another.
+    let (corpus, environment) = std::thread::scope(|s| {
+        let corpus = s.spawn(|| corpus_and_expected(&args, &pool));
+        let environment = match &chosen {
+            Ok(c) if runner::needs_sandbox(&c.submissions) => {
+                Some(runner::Environment::settle_ahead(&tuning, ahead))
+            }
+            _ => None,
+        };
+        let corpus = corpus.join().unwrap_or_else(|p| resume_unwind(p));
+        (corpus, environment)
+    });
+    let (corpus, expected) = corpus?;
     clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
     let Chosen {
         submissions,
         not_a_submission,
         whole_run,
-    } = session::choose_submissions(&Choice {
-        path: &args.path,
-        shard: args.shard,
-        main_py_only: args.main_py_only,
-        gradescope: args.gradescope.is_some(),
-    })?;
+    } = chosen?;
     let graded: Vec<&std::path::Path> = std::iter::once(args.path.as_path())
         .chain(submissions.iter().map(|s| s.dir.as_path()))
         .collect();
     let work = super::work_dir::choose(args.work_dir.as_deref(), args.main_py_only, &graded)?;
     args.work_dir = Some(work.path.clone());
     check_work_dir_for(&submissions, &work.path)?;
-    let mut run = pool.install(|| record_and_grade(&corpus, &expected, &args, &submissions))?;
+    let (environment, prestarted) = match environment.transpose() {
+        Ok(Some((env, prestarted))) => (Some(env), prestarted),
+        Ok(None) => (None, None),
+        Err(e) => return Err(e).context("cannot record submissions here"),
+    };
+    if let Some(env) = &environment {
+        eprintln!("{}", env.describe());
+    }
+    let mut run = pool.install(|| {
+        record_and_grade(
+            &corpus,
+            &expected,
+            &args,
+            &tuning,
+            environment.as_ref(),
+            prestarted.as_ref(),
+            &submissions,
+        )
+    })?;
     clock.graded();
     run.shards = args.shard.map(|shard| shard.held(whole_run));
     if gradescope.is_none() {
@@ -145,12 +189,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// `--timings`: wall time per step of the run, and the CPU time of the
-/// phases that stream (see [`crate::timings`]).
+/// `--timings`: wall time per step of the run (the start-up steps as
+/// [`crate::timings::span`]s), and the CPU time of the phases that stream
+/// (see [`crate::timings`]).
 struct Timings {
     start: std::time::Instant,
+    /// `start` on the spans' clock.
+    epoch: f64,
     cpu: f64,
     store: crate::timings::Spent,
+    recording: crate::timings::Spent,
+    store_write: crate::timings::Spent,
     grading: crate::timings::Spent,
     corpus: f64,
     graded: f64,
@@ -158,11 +207,15 @@ struct Timings {
 
 impl Timings {
     fn start() -> Timings {
+        use crate::timings::{GRADING, RECORDING, STORE_LOAD, STORE_WRITE};
         Timings {
             start: std::time::Instant::now(),
+            epoch: crate::timings::now(),
             cpu: crate::timings::process_cpu_seconds(),
-            store: crate::timings::STORE_LOAD.so_far(),
-            grading: crate::timings::GRADING.so_far(),
+            store: STORE_LOAD.so_far(),
+            recording: RECORDING.so_far(),
+            store_write: STORE_WRITE.so_far(),
+            grading: GRADING.so_far(),
             corpus: 0.0,
             graded: 0.0,
         }
@@ -178,28 +231,91 @@ impl Timings {
 
     /// The lines `--timings` prints (the reports are written by now).
     fn report(&self) -> String {
+        use crate::timings::{GRADING, RECORDING, STORE_LOAD, STORE_WRITE};
         let total = self.start.elapsed().as_secs_f64();
-        let store = crate::timings::STORE_LOAD.so_far() - self.store;
-        let grading = crate::timings::GRADING.so_far() - self.grading;
+        let store = STORE_LOAD.so_far() - self.store;
+        let recording = RECORDING.so_far() - self.recording;
+        let store_write = STORE_WRITE.so_far() - self.store_write;
+        let grading = GRADING.so_far() - self.grading;
         let cpu = crate::timings::process_cpu_seconds() - self.cpu;
         format!(
             "timings (wall seconds; CPU seconds summed over this process's threads):\n\
-             \x20 corpus and its expected outcomes  {:.3} s\n\
+             \x20 corpus, its expected outcomes and the sandbox settled  {:.3} s\n\
              \x20 submissions: loaded from the store, recorded, graded  {:.3} s\n\
+             {}\
              \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
+             \x20   recorded by the harness  {:.3} s wall ({} submissions)\n\
+             \x20   store writes  {:.3} s CPU ({} submissions)\n\
              \x20   grading  {:.3} s CPU ({} submissions)\n\
              \x20 reports  {:.3} s\n\
              \x20 total  {total:.3} s, {cpu:.3} s CPU (the sandbox's processes not counted)\n",
             self.corpus,
             self.graded - self.corpus,
+            self.steps(),
             store.cpu_seconds,
             store.runs,
             store.found,
+            recording.wall_seconds,
+            recording.runs,
+            store_write.cpu_seconds,
+            store_write.runs,
             grading.cpu_seconds,
             grading.runs,
             total - self.graded,
         )
     }
+
+    /// One line per start-up step that ran once or more (in the order they
+    /// first began): when it began, from the start of the run, and its wall
+    /// time (summed when it ran more than once, e.g. once per worker).
+    fn steps(&self) -> String {
+        let mut steps: Vec<(String, f64, f64, usize)> = Vec::new();
+        for span in crate::timings::spans() {
+            if span.start < self.epoch {
+                continue;
+            }
+            let took = span.end - span.start;
+            match steps.iter_mut().find(|(name, ..)| *name == span.name) {
+                Some(step) => {
+                    step.2 += took;
+                    step.3 += 1;
+                }
+                None => steps.push((span.name, span.start - self.epoch, took, 1)),
+            }
+        }
+        let width = steps.iter().map(|s| s.0.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        if !steps.is_empty() {
+            out.push_str("    start-up steps (begun at +s from the start, took s; side by side where they overlap):\n");
+        }
+        for (name, began, took, times) in steps {
+            let times = if times > 1 {
+                format!(" ({times} times)")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "      {name:width$}  +{began:.3}  {took:.3} s{times}\n"
+            ));
+        }
+        out
+    }
+}
+
+/// The corpus `--cases` names and the reference core's outcome of each of
+/// its cases, refused when its pins contradict them.
+fn corpus_and_expected(
+    args: &Options,
+    pool: &rayon::ThreadPool,
+) -> anyhow::Result<(Corpus, Vec<crate::value::Outcome>)> {
+    let corpus = crate::timings::span("corpus loaded", || {
+        load_corpus(&args.cases, &args.assignment)
+    })?;
+    let expected = crate::timings::span("expected outcomes computed", || {
+        pool.install(|| grade::expected_outcomes(&corpus))
+    })?;
+    check_pins(&corpus, &expected)?;
+    Ok((corpus, expected))
 }
 
 /// Refuses a corpus whose pins the reference core contradicts: grading would
@@ -230,11 +346,15 @@ fn work_dir(args: &Options) -> &std::path::Path {
 }
 
 /// Records and grades every submission (see [`session::record_and_grade`])
-/// with this run's options, once the recording environment is settled.
+/// with this run's options, in the settled recording environment (`None`:
+/// no submission runs here).
 fn record_and_grade(
     corpus: &Corpus,
     expected: &[crate::value::Outcome],
     args: &Options,
+    tuning: &Tuning,
+    env: Option<&Environment>,
+    prestarted: Option<&runner::Prestarted>,
     submissions: &[Submission],
 ) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
@@ -244,9 +364,14 @@ fn record_and_grade(
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
-    let tuning = args.sandbox.tuning();
-    let env = settle_environment(submissions, &tuning)?;
-    let run =
-        session::record_and_grade(corpus, expected, &opts, &tuning, env.as_ref(), submissions)?;
+    let run = session::record_and_grade(
+        corpus,
+        expected,
+        &opts,
+        tuning,
+        env,
+        prestarted,
+        submissions,
+    )?;
     Ok(run)
 }

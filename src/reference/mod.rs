@@ -221,6 +221,19 @@ fn bind(
         .collect())
 }
 
+/// Whether `function(*args, **kwargs)` is a call [`call`] answers (a
+/// checkpoint, with arguments that bind to its parameters), without running
+/// it: exactly the calls [`call`] refuses are refused.
+pub fn check_call(
+    function: &str,
+    args: &[PyValue],
+    kwargs: &[(String, PyValue)],
+) -> Result<(), CallError> {
+    let cp =
+        checkpoint(function).ok_or_else(|| CallError::UnknownFunction(function.to_string()))?;
+    bind(cp, args, kwargs).map(|_| ())
+}
+
 /// Evaluates `function(*args, **kwargs)` on the reference core.
 pub fn call(
     function: &str,

@@ -124,14 +124,36 @@ impl Environment {
     /// Finds the interpreter and the sandbox tier `tuning` asks for; an
     /// error (exit 2 in the CLI) says what was tried and how to fix it.
     pub fn settle(tuning: &Tuning) -> Result<Environment, RecordError> {
+        Ok(Environment::settle_ahead(tuning, false)?.0)
+    }
+
+    /// [`Environment::settle`], and with `ahead` the first worker's
+    /// harness started in it too ([`prestart`]): where bwrap may be the
+    /// tier, while bwrap's own check runs (kept only when bwrap is chosen).
+    pub fn settle_ahead(
+        tuning: &Tuning,
+        ahead: bool,
+    ) -> Result<(Environment, Option<Prestarted>), RecordError> {
         let choice = tuning.isolation.clone().map_err(SetupError::from)?;
-        let python = Python::find(tuning.python.as_deref()).map_err(SetupError::Python)?;
-        let (isolation, notes) = choice.resolve(&python).map_err(SetupError::Tier)?;
-        Ok(Environment {
+        let python = crate::timings::span("interpreter probe", || {
+            Python::find(tuning.python.as_deref())
+        })
+        .map_err(SetupError::Python)?;
+        let may_be_bwrap = matches!(choice, IsolationChoice::Auto | IsolationChoice::Bwrap);
+        let guess = (ahead && may_be_bwrap).then(|| prestart_in(Isolation::Bwrap, &python, tuning));
+        let (isolation, notes) =
+            crate::timings::span("sandbox tier resolved", || choice.resolve(&python))
+                .map_err(SetupError::Tier)?;
+        let env = Environment {
             python,
             isolation,
             notes,
-        })
+        };
+        let prestarted = match guess {
+            Some(guess) if isolation == Isolation::Bwrap => Some(guess),
+            _ => ahead.then(|| prestart(&env, tuning)),
+        };
+        Ok((env, prestarted))
     }
 
     /// One line for the start of a run: the tier, the interpreter, the notes.
@@ -148,6 +170,45 @@ impl Environment {
         }
         line
     }
+}
+
+/// One worker's harness process, started before the run knows its corpus
+/// ([`prestart`]) and taken by its first worker, which sends it its init
+/// line: the interpreter's start and its warm imports overlap reading the
+/// corpus and computing its expected outcomes.
+pub struct Prestarted(Mutex<Option<(Option<sandbox::UidLease>, worker::Spawned)>>);
+
+impl Prestarted {
+    fn take(&self) -> Option<(Option<sandbox::UidLease>, worker::Spawned)> {
+        self.0.lock().ok().and_then(|mut p| p.take())
+    }
+}
+
+/// Starts a harness process in `env` for the first worker of a run that
+/// will record (its store is empty), with `tuning`'s memory bound. Nothing
+/// is started when it fails: the run then starts its workers as it always
+/// does, and says why it cannot. Dropped unused, it is killed.
+pub fn prestart(env: &Environment, tuning: &Tuning) -> Prestarted {
+    prestart_in(env.isolation, &env.python, tuning)
+}
+
+fn prestart_in(isolation: Isolation, python: &Python, tuning: &Tuning) -> Prestarted {
+    let started = sandbox::lease_uid().ok().and_then(|lease| {
+        let spawned = crate::timings::span("harness process started ahead", || {
+            worker::Worker::spawn(isolation, python, tuning.memory_bytes, lease.as_ref())
+        });
+        Some((lease, spawned.ok()?))
+    });
+    Prestarted(Mutex::new(started))
+}
+
+/// Whether the store under `work_dir` can hold no submission's
+/// outcomes (none was ever stored there, or `--no-cache`): then every
+/// submission that runs here is recorded, and [`prestart`] pays off.
+pub fn store_is_empty(work_dir: &Path, use_cache: bool) -> bool {
+    !use_cache
+        || std::fs::read_dir(work_dir.join("store"))
+            .map_or(true, |mut entries| entries.next().is_none())
 }
 
 /// Whether any submission must run here (not only shipped recordings).
@@ -170,6 +231,8 @@ pub struct Request<'a> {
     pub environment: Option<&'a Environment>,
     /// [`case_store::case_keys`] of `corpus`, when the caller has them.
     pub keys: Option<&'a [CaseKey]>,
+    /// A harness started ahead for the first worker (see [`prestart`]).
+    pub prestarted: Option<&'a Prestarted>,
 }
 
 impl<'a> Request<'a> {
@@ -187,7 +250,12 @@ impl<'a> Request<'a> {
             tuning: None,
             environment: None,
             keys: None,
+            prestarted: None,
         }
+    }
+
+    pub fn prestarted(self, prestarted: Option<&'a Prestarted>) -> Request<'a> {
+        Request { prestarted, ..self }
     }
 
     pub fn tuning(self, tuning: &'a Tuning) -> Request<'a> {
@@ -380,12 +448,12 @@ fn record_each(
             .as_ref()
             .map_or(true, |sha| seen.insert(sha.clone()))
     });
-    pool::run_jobs(corpus, keys, &first, opts, tuning, env, deliver)?;
+    pool::run_jobs(request, keys, &first, tuning, env, deliver)?;
     let left: Vec<Job> = again
         .into_par_iter()
         .filter_map(|job| from_store(job, keys, opts, env, deliver))
         .collect();
-    pool::run_jobs(corpus, keys, &left, opts, tuning, env, deliver)
+    pool::run_jobs(request, keys, &left, tuning, env, deliver)
 }
 
 /// A submission waiting for the sandbox.

@@ -7,7 +7,8 @@ use super::limits;
 use super::sandbox::{self, UidLease};
 use super::setup::{Limits, Setup};
 use super::worker::Worker;
-use super::{made, read_source, Delivered, Environment, Job, RecordError, RecordOptions, Tuning};
+use super::{made, read_source, Delivered, Environment, Job, Prestarted, RecordError};
+use super::{RecordOptions, Request, Tuning};
 use super::{SandboxError, SetupError};
 use crate::corpus::Corpus;
 use crate::recording::case_store::{self, CaseKey, Outcomes, StoreFile};
@@ -58,10 +59,9 @@ struct Shared<'a> {
 }
 
 pub(super) fn run_jobs(
-    corpus: &Corpus,
+    request: &Request,
     keys: &[CaseKey],
     jobs: &[Job],
-    opts: &RecordOptions,
     tuning: &Tuning,
     env: &Environment,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
@@ -69,6 +69,7 @@ pub(super) fn run_jobs(
     if jobs.is_empty() {
         return Ok(());
     }
+    let (corpus, opts) = (request.corpus, request.options);
     let wall = tuning
         .wall_limit
         .unwrap_or_else(|| limits::wall(opts.case_timeout));
@@ -76,7 +77,9 @@ pub(super) fn run_jobs(
         setup: Setup {
             isolation: env.isolation,
             python: env.python.clone(),
-            must_not_read: must_not_read(corpus),
+            must_not_read: crate::timings::span("files the self-test must not read", || {
+                must_not_read(corpus)
+            }),
             limits: Limits {
                 case_timeout: opts.case_timeout,
                 wall,
@@ -86,7 +89,7 @@ pub(super) fn run_jobs(
                 processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
-            inputs: case_inputs(corpus),
+            inputs: crate::timings::span("case inputs encoded", || case_inputs(corpus)),
         },
         keys,
         others: case_store::other_keys(corpus),
@@ -96,7 +99,9 @@ pub(super) fn run_jobs(
         sandbox: OnceLock::new(),
         abort: Default::default(),
     };
-    let started = Mutex::new(Some(preflight(&shared)?));
+    let started = Mutex::new(Some(crate::timings::span("first worker started", || {
+        preflight(&shared, request.prestarted)
+    })?));
     let progress = super::progress::progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
     // (input index, error) of each submission the grader failed on.
@@ -167,10 +172,23 @@ pub(super) fn run_jobs(
 /// start, or a sandbox whose self-test fails, stops the run here with the
 /// reason, not as the first submission's failure.
 /// The worker is kept, with its uid, for the first recording thread.
-fn preflight(shared: &Shared) -> Result<Started, RecordError> {
-    let lease = sandbox::lease_uid()?;
-    let worker = Worker::start(&shared.setup, lease.as_ref())
-        .map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
+/// A harness started ahead for this run (`prestarted`) is given its init
+/// line here.
+fn preflight(shared: &Shared, prestarted: Option<&Prestarted>) -> Result<Started, RecordError> {
+    let ahead = prestarted
+        .and_then(Prestarted::take)
+        .filter(|(lease, spawned)| spawned.fits(&shared.setup, lease.as_ref().map(|l| l.uid)));
+    // One started ahead that fails is started again, as it would have
+    // been without it (and fails the run only then).
+    let (lease, worker) = match ahead.map(|(lease, spawned)| (spawned.init(&shared.setup), lease)) {
+        Some((Ok(worker), lease)) => (lease, Ok(worker)),
+        _ => {
+            let lease = sandbox::lease_uid()?;
+            let worker = Worker::start(&shared.setup, lease.as_ref());
+            (lease, worker)
+        }
+    };
+    let worker = worker.map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
     let _ = shared.sandbox.set(worker.sandbox.clone());
     Ok((lease, worker))
 }
@@ -208,7 +226,8 @@ fn record_one(
         .as_ref()
         .map(|s| s.pyc.as_str())
         .filter(|p| !p.is_empty());
-    let reply = w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref());
+    let reply = crate::timings::RECORDING
+        .time(|| w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref()));
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;
@@ -226,9 +245,11 @@ fn record_one(
         &source,
         reply.pyc,
     );
-    case_store::write_store(&path, &store).map_err(|source| RecordError::Store {
-        path: path.clone(),
-        source,
-    })?;
+    crate::timings::STORE_WRITE
+        .time(|| case_store::write_store(&path, &store))
+        .map_err(|source| RecordError::Store {
+            path: path.clone(),
+            source,
+        })?;
     Ok((store.outcomes_for(shared.keys, &source), Some(output)))
 }

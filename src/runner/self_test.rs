@@ -13,9 +13,36 @@ pub(super) struct Ready {
     ready: bool,
     python: String,
     self_test: SelfTest,
+    /// When each of the harness's start-up steps ended (its name, seconds
+    /// of the monotonic clock), for `grade --timings`.
+    #[serde(default)]
+    steps: Vec<(String, f64)>,
 }
 
 impl Ready {
+    /// Keeps the harness's start-up steps as spans (see
+    /// [`crate::timings::span`]): the first from `spawned`, when the
+    /// sandbox's process was started, each next from the end of the last.
+    pub(super) fn record_steps(&self, spawned: f64) {
+        let mut start = spawned;
+        for (name, end) in &self.steps {
+            let name = match name.as_str() {
+                "interpreter started" => "harness: sandbox and interpreter started",
+                "warm imports" => "harness: warm imports",
+                "init line read" => "harness: waiting for the init line",
+                "programs and tagged module compiled" => {
+                    "harness: programs and tagged module compiled"
+                }
+                "confinement prepared" => "harness: confinement prepared",
+                "sandbox self-test" => "harness: sandbox self-test",
+                "case arguments prepared" => "harness: case arguments prepared",
+                _ => "harness: other step",
+            };
+            crate::timings::record(name, start, end.max(start));
+            start = end.max(start);
+        }
+    }
+
     /// Refuses a harness whose sandbox does not hold what its tier promises;
     /// otherwise says what held, for the reports.
     pub(super) fn check(self, setup: &Setup, uid: Option<u32>) -> Result<String, RecordError> {

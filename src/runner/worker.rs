@@ -10,7 +10,7 @@ use super::inputs::Inputs;
 use super::limits;
 use super::plan::Plan;
 use super::protocol::{self, HIDDEN_REQUEST};
-use super::sandbox::{self, Scratch, UidLease};
+use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::self_test::Ready;
 use super::setup::Setup;
 use super::{HarnessError, ProcessFailure, RecordError, SandboxError};
@@ -53,12 +53,85 @@ pub struct Worker {
 
 const STDERR_TAIL: usize = 4096;
 
+/// A harness process started ([`Worker::spawn`]) but not yet sent its init
+/// line; killed when dropped.
+pub struct Spawned {
+    worker: Worker,
+    isolation: Isolation,
+    python: Python,
+    memory_bytes: u64,
+    uid: Option<u32>,
+    /// The scratch folder as the harness sees it.
+    inner_scratch: std::path::PathBuf,
+    /// When its process was started (the monotonic clock's seconds).
+    spawned: f64,
+}
+
+impl Spawned {
+    /// Whether it was started as a worker of `setup` is, as `uid`.
+    pub fn fits(&self, setup: &Setup, uid: Option<u32>) -> bool {
+        self.isolation == setup.isolation
+            && self.python == setup.python
+            && self.memory_bytes == setup.limits.memory_bytes
+            && self.uid == uid
+    }
+
+    /// Sends the init line and waits until the harness has imported
+    /// everything, checked the cases and passed its sandbox self-test.
+    pub fn init(self, setup: &Setup) -> Result<Worker, RecordError> {
+        let Spawned {
+            mut worker,
+            uid,
+            inner_scratch,
+            spawned,
+            ..
+        } = self;
+        worker.reply_limit = limits::reply_wait(setup.limits.wall);
+        let init = crate::timings::span("init line built", || {
+            protocol::init_line(setup, uid, &inner_scratch)
+        })
+        .map_err(HarnessError::Init)?;
+        worker.send(init.as_bytes())?;
+        let ready = worker.receive(limits::READY_WAIT)?;
+        let ready: Ready = match serde_json::from_str(ready.trim()) {
+            Ok(r) => r,
+            Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
+        };
+        ready.record_steps(spawned);
+        let memory = match &worker.cgroup {
+            Some(cg) => cg.describe.clone(),
+            None => "memory: per process only (no cgroup here)".to_string(),
+        };
+        worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
+        Ok(worker)
+    }
+}
+
 impl Worker {
     /// Starts the harness and waits until it has imported everything and
     /// checked the cases.
     pub fn start(setup: &Setup, lease: Option<&UidLease>) -> Result<Worker, RecordError> {
+        Worker::spawn(
+            setup.isolation,
+            &setup.python,
+            setup.limits.memory_bytes,
+            lease,
+        )?
+        .init(setup)
+    }
+
+    /// Starts the harness's process in `isolation` with `python`, its
+    /// processes' memory bounded by [`limits::cgroup_bytes`] of
+    /// `memory_bytes`, running student code as `lease`'s uid: it imports
+    /// what it warms and waits for its init line ([`Spawned::init`]).
+    pub fn spawn(
+        isolation: Isolation,
+        python: &Python,
+        memory_bytes: u64,
+        lease: Option<&UidLease>,
+    ) -> Result<Spawned, RecordError> {
         let uid = lease.map(|l| l.uid);
-        let scratch = match setup.isolation.host_scratch() {
+        let scratch = match isolation.host_scratch() {
             false => None,
             true => Some(Scratch::create(uid)?),
         };
@@ -68,11 +141,13 @@ impl Worker {
             .unwrap_or_else(std::env::temp_dir);
         // A submission's total memory: twice what one of its processes may
         // map, for the worker's processes together, where a cgroup can be made.
-        let cgroup = MemoryCgroup::create(limits::cgroup_bytes(setup.limits.memory_bytes));
+        let cgroup = crate::timings::span("cgroup made", || {
+            MemoryCgroup::create(limits::cgroup_bytes(memory_bytes))
+        });
         let (mut cmd, inner_scratch) = sandbox::harness_command(
-            setup.isolation,
+            isolation,
             &host_scratch,
-            &setup.python,
+            python,
             cgroup.as_ref().ok().map(MemoryCgroup::procs),
         )?;
         cmd.arg("-c")
@@ -80,8 +155,9 @@ impl Worker {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let spawned = crate::timings::now();
         let mut child = cmd.spawn().map_err(|source| SandboxError::Spawn {
-            python: setup.python.executable.clone(),
+            python: python.executable.clone(),
             source,
         })?;
         let stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
@@ -108,30 +184,26 @@ impl Worker {
                 }
             }
         });
-        let init = protocol::init_line(setup, uid, &inner_scratch).map_err(HarnessError::Init)?;
-        let mut worker = Worker {
+        let worker = Worker {
             child,
             stdin,
             lines,
             stderr_tail,
             hidden_requests: 0,
-            reply_limit: limits::reply_wait(setup.limits.wall),
+            reply_limit: limits::READY_WAIT,
             sandbox: String::new(),
             _scratch: scratch,
             cgroup: cgroup.ok(),
         };
-        worker.send(init.as_bytes())?;
-        let ready = worker.receive(limits::READY_WAIT)?;
-        let ready: Ready = match serde_json::from_str(ready.trim()) {
-            Ok(r) => r,
-            Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
-        };
-        let memory = match &worker.cgroup {
-            Some(cg) => cg.describe.clone(),
-            None => "memory: per process only (no cgroup here)".to_string(),
-        };
-        worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
-        Ok(worker)
+        Ok(Spawned {
+            worker,
+            isolation,
+            python: python.clone(),
+            memory_bytes,
+            uid,
+            inner_scratch,
+            spawned,
+        })
     }
 
     fn send(&mut self, bytes: &[u8]) -> Result<(), RecordError> {

@@ -66,7 +66,8 @@ def _zygote(check):
     # it, so forked children do not copy-on-write the whole heap.
     gc.collect()
     gc.freeze()
-    ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check}
+    _STEPS.append(["case arguments prepared", _clock()])
+    ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check, "steps": _STEPS}
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     _stdout.flush()

@@ -56,8 +56,9 @@ pub fn bwrap_self_test(python: &Python) -> Result<(), BwrapError> {
 
 fn run_bwrap_self_test(python: &Python) -> Result<(), BwrapError> {
     let bwrap = find_bwrap().ok_or(BwrapError::NotInstalled)?;
-    let probe = "import os, socket\n\
-                 s = socket.socket()\n\
+    // `_socket`, built in: `socket` would import enum, selectors and more.
+    let probe = "import os, _socket\n\
+                 s = _socket.socket()\n\
                  s.settimeout(0.5)\n\
                  try:\n    s.connect(('10.255.255.1', 9))\n    raise SystemExit(3)\n\
                  except OSError:\n    pass\n\

@@ -91,12 +91,17 @@ impl Python {
     }
 
     fn probe(path: &Path) -> Result<Python, PythonError> {
-        const PROBE: &str = "import json, os, platform, sys\n\
+        // Only built-in modules (no json, no platform: importing them is
+        // most of an interpreter's start); NUL-separated file-system bytes:
+        // the implementation, the version, the executable, then the roots.
+        const PROBE: &str = "import os, sys\n\
             r = lambda p: os.path.realpath(p) if p else ''\n\
-            print(json.dumps({'impl': platform.python_implementation(),\n\
-              'version': list(sys.version_info[:3]), 'executable': r(sys.executable),\n\
-              'roots': [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]\n\
-                       + [os.path.dirname(r(sys.executable))]}))\n";
+            i = sys.implementation.name\n\
+            i = {'cpython': 'CPython', 'pypy': 'PyPy', 'ironpython': 'IronPython', 'jython': 'Jython'}.get(i, i)\n\
+            e = r(sys.executable)\n\
+            roots = [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]\n\
+            out = [i, '%d.%d.%d' % tuple(sys.version_info[:3]), e] + roots + [os.path.dirname(e)]\n\
+            sys.stdout.buffer.write(b'\\0'.join(os.fsencode(x) for x in out))\n";
         let mut cmd = Command::new(path);
         cmd.args(["-E", "-s", "-S", "-c", PROBE])
             .env_clear()
@@ -107,17 +112,33 @@ impl Python {
                 error,
             }
         })?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        #[derive(serde::Deserialize)]
         struct Probe {
-            #[serde(rename = "impl")]
             implementation: String,
             version: Vec<u32>,
-            executable: String,
-            roots: Vec<String>,
+            executable: PathBuf,
+            roots: Vec<PathBuf>,
         }
-        let probe: Probe = match (out.status.success(), serde_json::from_str(text.trim())) {
-            (true, Ok(p)) => p,
+        let read = |stdout: &[u8]| -> Option<Probe> {
+            use std::os::unix::ffi::OsStrExt;
+            let fields: Vec<&[u8]> = stdout.split(|&b| b == 0).collect();
+            let [implementation, version, executable, roots @ ..] = fields.as_slice() else {
+                return None;
+            };
+            let version: Option<Vec<u32>> = std::str::from_utf8(version)
+                .ok()?
+                .split('.')
+                .map(|n| n.parse().ok())
+                .collect();
+            let path = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+            (roots.len() == 5).then(|| Probe {
+                implementation: String::from_utf8_lossy(implementation).into_owned(),
+                version: version.unwrap_or_default(),
+                executable: path(executable),
+                roots: roots.iter().map(|r| path(r)).collect(),
+            })
+        };
+        let probe = match (out.status.success(), read(&out.stdout)) {
+            (true, Some(p)) if p.version.len() == 3 => p,
             _ => {
                 let err = String::from_utf8_lossy(&out.stderr);
                 let last = err.trim().lines().last().unwrap_or("it printed nothing");
@@ -143,14 +164,17 @@ impl Python {
                 version,
             });
         }
-        let executable = if probe.executable.is_empty() {
+        let executable = if probe.executable.as_os_str().is_empty() {
             path.to_path_buf()
         } else {
-            PathBuf::from(probe.executable)
+            probe.executable
         };
         let mut roots: Vec<PathBuf> = Vec::new();
-        for root in probe.roots.into_iter().filter(|r| !r.is_empty()) {
-            let root = PathBuf::from(root);
+        for root in probe
+            .roots
+            .into_iter()
+            .filter(|r| !r.as_os_str().is_empty())
+        {
             if root != Path::new("/") && !roots.contains(&root) {
                 roots.push(root);
             }
