@@ -2,8 +2,10 @@
 //! past their own processes: the hostile fixtures' leftover-process check
 //! looks machine-wide, and their fork bomb fills what RLIMIT_NPROC leaves
 //! the grader's uid (without root every worker shares it). Those hold the
-//! machine [`exclusive`]ly; every recording and every run of the built
-//! binary holds it [`shared`], so none runs beside them.
+//! machine [`exclusive`]ly; every recording through `util::record` and
+//! every run of the built binary through `TestCommand` holds it
+//! [`shared`], so none runs beside them (the sandbox binary records only
+//! through those two).
 
 use std::cell::Cell;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
