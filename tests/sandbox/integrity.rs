@@ -10,7 +10,6 @@ use crate::util::TestCommand;
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/integrity")
@@ -196,19 +195,12 @@ fn findings_reach_instructors_and_never_students() {
     }
     // Gradescope (always the student view), for the forger alone.
     let gs = tmp.path().join("results.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_autograder"))
-        .arg("grade")
-        .arg(fixtures().join("forger"))
-        .arg("--cases")
-        .arg(cases())
-        .arg("--work-dir")
-        .arg(&work)
+    let out = TestCommand::grade(&fixtures().join("forger"), &cases(), &work)
         .arg("--gradescope")
         .arg(&gs)
         .arg("--quiet")
         .env("AUTOGRADER_ISOLATION", tier)
-        .output()
-        .unwrap();
+        .output();
     assert!(
         out.status.success(),
         "{}",
