@@ -128,6 +128,13 @@ mod tests {
         python_check(include_str!("harness/job_check.py"), &check_input());
     }
 
+    /// The harness's walks of what a result shares with its arguments and
+    /// module state, and where (in-process: no sandbox needed).
+    #[test]
+    fn the_harness_reports_what_a_result_shares_and_where() {
+        python_check(include_str!("harness/sharing_check.py"), &check_input());
+    }
+
     #[test]
     fn the_supervisor_never_blocks_giving_a_child_its_hidden_inputs() {
         python_check(include_str!("harness/hidden_check.py"), &check_input());

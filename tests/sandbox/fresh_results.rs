@@ -16,45 +16,9 @@ use autograder::value::{Outcome, PyValue};
 use record_support::{tier_name, tier_or_skip, TIERS};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The harness's own check of its walks (src/runner/harness/sharing_check.py),
-/// in-process on this machine's interpreter: no sandbox needed.
-#[test]
-fn the_harness_reports_what_a_result_shares_and_where() {
-    use std::io::Write;
-    let python = autograder::runner::Python::find(None).expect("a CPython to run the harness");
-    let sources = autograder::runner::harness_check_input();
-    let mut child = Command::new(&python.executable)
-        .args(["-s", "-S", "-c"])
-        .arg(include_str!("../../src/runner/harness/sharing_check.py"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(sources.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.starts_with("ok "),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    say!(
-        "sharing check under CPython {}: {}",
-        python.version,
-        stdout.trim()
-    );
 }
 
 fn returned(args: bool, state: bool, shared: Option<&str>) -> CaseOutcome {

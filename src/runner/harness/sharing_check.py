@@ -1,4 +1,4 @@
-# A test (tests/sandbox/fresh_results.rs): the child's check that a result
+# A test (src/runner/harness.rs): the child's check that a result
 # is new (sharing.py, used by _run_case: shares_with_args,
 # shares_with_state, shared). A list or dict of the result that the
 # arguments, the module's globals or an earlier result hold is reported
