@@ -9,7 +9,9 @@ use crate::corpus::Corpus;
 use crate::grade::{self, GradeRun, HeldShards};
 use crate::runner::{self, Environment, RecordError, RecordOptions, Request, Sink, Tuning};
 use crate::submission::{self, Submission, SubmissionError, SubmissionSource};
+use crate::value::Outcome;
 use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// Why a session could not grade.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +29,9 @@ pub enum SessionError {
     /// A case grade could not be spooled or read back (the spool's words).
     #[error("{0}")]
     CaseGrades(String),
+    /// The corpus's expected outcomes could not be had, or were refused.
+    #[error("{0}")]
+    Expected(String),
 }
 
 /// `--shard K/N`: the K-th of N slices of the submissions (1-based): the
@@ -163,17 +168,25 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
 /// `env` is the settled recording environment when a submission must run
 /// here (see [`runner::needs_sandbox`]), `prestarted` a harness started
 /// ahead in it for the first worker.
+///
+/// The reference core's outcome of every case is computed beside the
+/// recording (so that a student's one submission waits for neither), then
+/// given to `check` (the corpus's pins, say): its error fails the session.
+/// No submission is graded before both are done.
 pub fn record_and_grade(
     corpus: &Corpus,
-    expected: &[crate::value::Outcome],
+    check: &(dyn Fn(&[Outcome]) -> Result<(), String> + Sync),
     opts: &RecordOptions,
     tuning: &Tuning,
     env: Option<&Environment>,
     prestarted: Option<&runner::Prestarted>,
     submissions: &[Submission],
 ) -> Result<GradeRun, SessionError> {
-    let keys = crate::recording::case_store::case_keys(corpus);
-    let grader = grade::Grader::new(corpus, expected);
+    let cases = crate::timings::span("case inputs encoded", || {
+        crate::recording::case_store::CaseInputs::of(corpus)
+    });
+    let expected: Awaited<Result<Vec<Outcome>, String>> = Awaited::default();
+    let grader: OnceLock<Option<grade::Grader>> = OnceLock::new();
     let details =
         grade::CaseGradeStorage::spooled_in(&opts.work_dir).map_err(SessionError::Spool)?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
@@ -182,20 +195,51 @@ pub fn record_and_grade(
         .tuning(tuning)
         .environment(env)
         .prestarted(prestarted)
-        .keys(&keys);
-    runner::record(
-        &request,
-        Sink::Outcomes(&|index, delivered| {
-            let id = submissions[index].id.clone();
-            let grade = crate::timings::GRADING.time(|| match delivered {
-                Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
-                Err(e) => grader.error(id, crate::errors::chain(&e)),
+        .case_inputs(&cases);
+    let grader_of = || {
+        grader.get_or_init(|| {
+            let expected = expected.wait().as_ref().ok()?;
+            Some(grade::Grader::new(corpus, expected))
+        })
+    };
+    let recorded = std::thread::scope(|s| {
+        s.spawn(|| {
+            // Set whatever happens, even a panic: graders wait for it.
+            let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::timings::span("expected outcomes computed", || {
+                    grade::expected_outcomes(corpus)
+                })
+            }));
+            expected.set(match computed {
+                Ok(Ok(outcomes)) => check(&outcomes).map(|()| outcomes),
+                Ok(Err(e)) => Err(crate::errors::chain(&e)),
+                Err(_) => Err("the reference core panicked computing the expected outcomes".into()),
             });
-            if let Ok(mut graded) = graded.lock() {
-                graded[index] = Some(grade);
-            }
-        }),
-    )?;
+        });
+        runner::record(
+            &request,
+            Sink::Outcomes(&|index, delivered| {
+                let Some(grader) = grader_of() else {
+                    return; // the session fails below
+                };
+                let id = submissions[index].id.clone();
+                let grade = crate::timings::GRADING.time(|| match delivered {
+                    Ok((outcomes, _)) => grader.grade(id, &outcomes, &details),
+                    Err(e) => grader.error(id, crate::errors::chain(&e)),
+                });
+                if let Ok(mut graded) = graded.lock() {
+                    graded[index] = Some(grade);
+                }
+            }),
+        )
+    });
+    // The recording's own failure first (it may be why nothing was graded).
+    recorded?;
+    let grader = match (grader_of(), expected.wait()) {
+        (Some(grader), Ok(_)) => grader,
+        (_, Err(e)) => return Err(SessionError::Expected(e.clone())),
+        (None, Ok(_)) => unreachable!("a grader is made whenever the outcomes are"),
+    };
     let graded = graded.into_inner().unwrap_or_else(|e| e.into_inner());
     let submissions = submissions
         .iter()
@@ -208,6 +252,43 @@ pub fn record_and_grade(
         return Err(SessionError::CaseGrades(e));
     }
     Ok(grader.run(submissions, details))
+}
+
+/// A value one thread sets once and others wait for.
+struct Awaited<T> {
+    cell: OnceLock<T>,
+    lock: Mutex<()>,
+    ready: Condvar,
+}
+
+impl<T> Default for Awaited<T> {
+    fn default() -> Self {
+        Awaited {
+            cell: OnceLock::new(),
+            lock: Mutex::new(()),
+            ready: Condvar::new(),
+        }
+    }
+}
+
+impl<T> Awaited<T> {
+    /// Sets it (a second value is dropped) and wakes every waiter.
+    fn set(&self, value: T) {
+        let _ = self.cell.set(value);
+        let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.ready.notify_all();
+    }
+
+    /// The value, once set.
+    fn wait(&self) -> &T {
+        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(value) = self.cell.get() {
+                return value;
+            }
+            held = self.ready.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 #[cfg(test)]

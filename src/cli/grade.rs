@@ -103,7 +103,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         main_py_only: args.main_py_only,
         gradescope: args.gradescope.is_some(),
     });
-    let tuning = args.sandbox.tuning();
+    let mut tuning = args.sandbox.tuning();
+    // One submission to run (a student's push, a Gradescope run): its
+    // child imports what it uses; warming more only delays it.
+    if let Ok(c) = &chosen {
+        let to_run = c
+            .submissions
+            .iter()
+            .filter(|s| matches!(s.source, crate::submission::SubmissionSource::MainPy(_)))
+            .count();
+        tuning.warm_imports = to_run > 1;
+    }
     // A run whose store is empty records every submission that runs here:
     // its first worker's harness is started as soon as the sandbox is
     // settled, and given its init line once the corpus is read.
@@ -121,7 +131,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // started it: bwrap's --die-with-parent follows that thread). Errors
     // are said in the order the steps would run one after another.
     let (corpus, environment) = std::thread::scope(|s| {
-        let corpus = s.spawn(|| corpus_and_expected(&args, &pool));
+        let corpus = s.spawn(|| {
+            crate::timings::span("corpus loaded", || {
+                load_corpus(&args.cases, &args.assignment)
+            })
+        });
         let environment = match &chosen {
             Ok(c) if runner::needs_sandbox(&c.submissions) => {
                 Some(runner::Environment::settle_ahead(&tuning, ahead))
@@ -131,7 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let corpus = corpus.join().unwrap_or_else(|p| resume_unwind(p));
         (corpus, environment)
     });
-    let (corpus, expected) = corpus?;
+    let corpus = corpus?;
     clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
     let Chosen {
@@ -156,7 +170,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut run = pool.install(|| {
         record_and_grade(
             &corpus,
-            &expected,
             &args,
             &tuning,
             environment.as_ref(),
@@ -240,7 +253,7 @@ impl Timings {
         let cpu = crate::timings::process_cpu_seconds() - self.cpu;
         format!(
             "timings (wall seconds; CPU seconds summed over this process's threads):\n\
-             \x20 corpus, its expected outcomes and the sandbox settled  {:.3} s\n\
+             \x20 corpus and the sandbox settled  {:.3} s\n\
              \x20 submissions: loaded from the store, recorded, graded  {:.3} s\n\
              {}\
              \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
@@ -302,22 +315,6 @@ impl Timings {
     }
 }
 
-/// The corpus `--cases` names and the reference core's outcome of each of
-/// its cases, refused when its pins contradict them.
-fn corpus_and_expected(
-    args: &Options,
-    pool: &rayon::ThreadPool,
-) -> anyhow::Result<(Corpus, Vec<crate::value::Outcome>)> {
-    let corpus = crate::timings::span("corpus loaded", || {
-        load_corpus(&args.cases, &args.assignment)
-    })?;
-    let expected = crate::timings::span("expected outcomes computed", || {
-        pool.install(|| grade::expected_outcomes(&corpus))
-    })?;
-    check_pins(&corpus, &expected)?;
-    Ok((corpus, expected))
-}
-
 /// Refuses a corpus whose pins the reference core contradicts: grading would
 /// silently follow the core where the case file states otherwise.
 fn check_pins(corpus: &Corpus, expected: &[crate::value::Outcome]) -> anyhow::Result<()> {
@@ -350,7 +347,6 @@ fn work_dir(args: &Options) -> &std::path::Path {
 /// no submission runs here).
 fn record_and_grade(
     corpus: &Corpus,
-    expected: &[crate::value::Outcome],
     args: &Options,
     tuning: &Tuning,
     env: Option<&Environment>,
@@ -364,14 +360,10 @@ fn record_and_grade(
         use_cache: !args.no_cache,
         show_progress: !args.output.quiet,
     };
-    let run = session::record_and_grade(
-        corpus,
-        expected,
-        &opts,
-        tuning,
-        env,
-        prestarted,
-        submissions,
-    )?;
+    let check = |expected: &[crate::value::Outcome]| {
+        check_pins(corpus, expected).map_err(|e| format!("{e:#}"))
+    };
+    let run =
+        session::record_and_grade(corpus, &check, &opts, tuning, env, prestarted, submissions)?;
     Ok(run)
 }

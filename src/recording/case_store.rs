@@ -41,12 +41,23 @@ pub type CaseKey = [u8; 16];
 /// Every case's key, in corpus order: 16 bytes of sha256 over the case's
 /// input exactly as the harness reads it (see [`case_input`]).
 pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
-    use rayon::prelude::*;
-    corpus
-        .cases
-        .par_iter()
-        .map(|c| key_of(&case_input(c)))
-        .collect()
+    CaseInputs::of(corpus).keys
+}
+
+/// Every case's input as the harness reads it ([`case_input`]) and its key,
+/// in corpus order: encoded once per run, for the store and the harness.
+pub struct CaseInputs {
+    pub each: Vec<String>,
+    pub keys: Vec<CaseKey>,
+}
+
+impl CaseInputs {
+    pub fn of(corpus: &Corpus) -> CaseInputs {
+        use rayon::prelude::*;
+        let each: Vec<String> = corpus.cases.par_iter().map(case_input).collect();
+        let keys = each.iter().map(|input| key_of(input)).collect();
+        CaseInputs { each, keys }
+    }
 }
 
 /// One case's input as the harness reads it, and as its key hashes it:

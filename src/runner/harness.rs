@@ -36,13 +36,14 @@ pub const HARNESS_SOURCES: [&str; 9] = [
 
 /// The harness's sources and its limits as its self-check scripts
 /// (`harness/*_check.py`) read them on stdin: a JSON object with "harness",
-/// "programs", "tagged" and "limits".
+/// "programs", "tagged", "confine" and "limits".
 #[doc(hidden)]
 pub fn check_input() -> String {
     serde_json::json!({
         "harness": HARNESS_PY,
         "programs": PROGRAMS,
         "tagged": TAGGED_PY,
+        "confine": CONFINE_PY,
         "limits": super::limits::HARNESS,
     })
     .to_string()

@@ -1,7 +1,6 @@
 //! The cases' inputs as the harness reads them.
 
 use crate::corpus::Corpus;
-use crate::recording::case_store::case_input;
 
 /// The cases' inputs as the harness reads them, split by visibility: the
 /// visible cases' inputs go to every worker at start; the hidden cases'
@@ -23,25 +22,49 @@ pub(crate) struct Inputs {
     pub position: Vec<usize>,
 }
 
+impl Inputs {
+    /// `corpus`'s inputs split, from `each`: every case's input (JSON
+    /// text, see [`crate::recording::case_store::CaseInputs`]).
+    pub(crate) fn of(corpus: &Corpus, each: &[String]) -> Inputs {
+        use crate::corpus::Visibility;
+        let (visible, hidden): (Vec<usize>, Vec<usize>) = (0..corpus.cases.len())
+            .partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
+        let joined = |which: &[usize]| {
+            let mut out =
+                String::with_capacity(2 + which.iter().map(|&i| each[i].len() + 1).sum::<usize>());
+            out.push('[');
+            for (n, &i) in which.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&each[i]);
+            }
+            out.push(']');
+            out
+        };
+        let hidden_each: Vec<String> = hidden.iter().map(|&i| each[i].clone()).collect();
+        let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
+        let mut position = vec![0; order.len()];
+        for (k, &i) in order.iter().enumerate() {
+            position[i] = k;
+        }
+        Inputs {
+            visible: serde_json::value::RawValue::from_string(joined(&visible))
+                .expect("case inputs are JSON"),
+            hidden: joined(&hidden),
+            hidden_each,
+            visible_count: visible.len(),
+            order,
+            position,
+        }
+    }
+}
+
+/// `corpus`'s inputs, encoded here (tests).
+#[cfg(test)]
 pub(crate) fn case_inputs(corpus: &Corpus) -> Inputs {
-    use crate::corpus::Visibility;
-    let one = |i: usize| case_input(&corpus.cases[i]);
-    let (visible, hidden): (Vec<usize>, Vec<usize>) =
-        (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
-    let visible_each: Vec<String> = visible.iter().map(|&i| one(i)).collect();
-    let hidden_each: Vec<String> = hidden.iter().map(|&i| one(i)).collect();
-    let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
-    let mut position = vec![0; order.len()];
-    for (k, &i) in order.iter().enumerate() {
-        position[i] = k;
-    }
-    Inputs {
-        visible: serde_json::value::RawValue::from_string(format!("[{}]", visible_each.join(",")))
-            .expect("case inputs are JSON"),
-        hidden: format!("[{}]", hidden_each.join(",")),
-        hidden_each,
-        visible_count: visible.len(),
-        order,
-        position,
-    }
+    Inputs::of(
+        corpus,
+        &crate::recording::case_store::CaseInputs::of(corpus).each,
+    )
 }

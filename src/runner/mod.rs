@@ -33,7 +33,7 @@ pub use pool::MAX_WORKERS;
 pub use sandbox::{Isolation, IsolationChoice, Python};
 
 use crate::corpus::Corpus;
-use crate::recording::case_store::{self, CaseKey, Made, Outcomes};
+use crate::recording::case_store::{self, CaseInputs, CaseKey, Made, Outcomes};
 use crate::recording::format::Recording;
 use crate::recording::{read_recording, recording_path, write_recording, RecordingError};
 use crate::submission::{Submission, SubmissionSource};
@@ -88,6 +88,10 @@ pub struct Tuning {
     pub wall_limit: Option<Duration>,
     /// RLIMIT_AS of the process running student code.
     pub memory_bytes: u64,
+    /// Whether each worker's zygote imports the modules students commonly
+    /// use before its first child, so a batch's children share them; off
+    /// for a run of one submission, whose child imports what it uses.
+    pub warm_imports: bool,
 }
 
 impl Default for Tuning {
@@ -98,6 +102,7 @@ impl Default for Tuning {
             prefork: true,
             wall_limit: None,
             memory_bytes: limits::MEMORY_BYTES,
+            warm_imports: true,
         }
     }
 }
@@ -128,19 +133,26 @@ impl Environment {
     }
 
     /// [`Environment::settle`], and with `ahead` the first worker's
-    /// harness started in it too ([`prestart`]): where bwrap may be the
-    /// tier, while bwrap's own check runs (kept only when bwrap is chosen).
+    /// harness started in it too ([`prestart`]). With `ahead` that harness
+    /// is started first and settles both where it can
+    /// ([`settle_by_harness`]); else one step after another.
     pub fn settle_ahead(
         tuning: &Tuning,
         ahead: bool,
     ) -> Result<(Environment, Option<Prestarted>), RecordError> {
         let choice = tuning.isolation.clone().map_err(SetupError::from)?;
+        if ahead {
+            let settled = crate::timings::span("settled by the harness started ahead", || {
+                settle_by_harness(choice, tuning)
+            });
+            if let Some((env, prestarted)) = settled {
+                return Ok((env, Some(prestarted)));
+            }
+        }
         let python = crate::timings::span("interpreter probe", || {
             Python::find(tuning.python.as_deref())
         })
         .map_err(SetupError::Python)?;
-        let may_be_bwrap = matches!(choice, IsolationChoice::Auto | IsolationChoice::Bwrap);
-        let guess = (ahead && may_be_bwrap).then(|| prestart_in(Isolation::Bwrap, &python, tuning));
         let (isolation, notes) =
             crate::timings::span("sandbox tier resolved", || choice.resolve(&python))
                 .map_err(SetupError::Tier)?;
@@ -149,10 +161,7 @@ impl Environment {
             isolation,
             notes,
         };
-        let prestarted = match guess {
-            Some(guess) if isolation == Isolation::Bwrap => Some(guess),
-            _ => ahead.then(|| prestart(&env, tuning)),
-        };
+        let prestarted = ahead.then(|| prestart(&env, tuning));
         Ok((env, prestarted))
     }
 
@@ -189,17 +198,117 @@ impl Prestarted {
 /// is started when it fails: the run then starts its workers as it always
 /// does, and says why it cannot. Dropped unused, it is killed.
 pub fn prestart(env: &Environment, tuning: &Tuning) -> Prestarted {
-    prestart_in(env.isolation, &env.python, tuning)
-}
-
-fn prestart_in(isolation: Isolation, python: &Python, tuning: &Tuning) -> Prestarted {
     let started = sandbox::lease_uid().ok().and_then(|lease| {
         let spawned = crate::timings::span("harness process started ahead", || {
-            worker::Worker::spawn(isolation, python, tuning.memory_bytes, lease.as_ref())
+            worker::Worker::spawn(
+                env.isolation,
+                &env.python,
+                tuning.memory_bytes,
+                lease.as_ref(),
+                tuning.warm_imports,
+            )
         });
         Some((lease, spawned.ok()?))
     });
     Prestarted(Mutex::new(started))
+}
+
+/// Settles the interpreter and the tier with the first worker's harness
+/// itself: started at once with the interpreter [`Python::guess`] reads
+/// off the file system, in the tier `choice` most likely resolves to
+/// (bwrap, where it may be). Its hello line holds the interpreter's facts
+/// (the probe's, run by that interpreter) and, in bwrap, bwrap's check
+/// (run in that very sandbox), so neither needs a process of its own.
+/// `None` (that harness killed) whenever anything differs from what
+/// settling step by step finds: the caller then does that, and its errors
+/// and notes say what went wrong. Under auto, a bwrap that does not start
+/// here is tried once, step by step ([`IsolationChoice::resolve`], which
+/// says why), before the harness is started in the tier it falls back to.
+fn settle_by_harness(
+    choice: IsolationChoice,
+    tuning: &Tuning,
+) -> Option<(Environment, Prestarted)> {
+    let path = Python::path_of(tuning.python.as_deref()).ok()?;
+    let guess = Python::guess(&path)?;
+    let first = match choice {
+        IsolationChoice::Auto | IsolationChoice::Bwrap => (Isolation::Bwrap, Vec::new()),
+        IsolationChoice::Landlock | IsolationChoice::Rlimits => choice.resolve(&guess).ok()?,
+    };
+    match start_and_settle(first, &path, &guess, tuning) {
+        Started::Settled(settled) => Some(*settled),
+        Started::Differs => None,
+        Started::DidNotStart if choice == IsolationChoice::Auto => {
+            let (isolation, notes) = choice.resolve(&guess).ok()?;
+            if isolation == Isolation::Bwrap {
+                return None;
+            }
+            match start_and_settle((isolation, notes), &path, &guess, tuning) {
+                Started::Settled(settled) => Some(*settled),
+                Started::Differs | Started::DidNotStart => None,
+            }
+        }
+        Started::DidNotStart => None,
+    }
+}
+
+/// What became of a harness [`settle_by_harness`] started.
+enum Started {
+    Settled(Box<(Environment, Prestarted)>),
+    /// It ran, but not as settling step by step would have it run.
+    Differs,
+    /// It said no hello (bwrap could not make its sandbox, say).
+    DidNotStart,
+}
+
+fn start_and_settle(
+    (isolation, notes): (Isolation, Vec<String>),
+    path: &Path,
+    guess: &Python,
+    tuning: &Tuning,
+) -> Started {
+    let Ok(lease) = sandbox::lease_uid() else {
+        return Started::Differs;
+    };
+    let spawned = worker::Worker::spawn(
+        isolation,
+        guess,
+        tuning.memory_bytes,
+        lease.as_ref(),
+        tuning.warm_imports,
+    );
+    let Ok(mut spawned) = spawned else {
+        return Started::DidNotStart;
+    };
+    let Ok(hello) = spawned.hello() else {
+        return Started::DidNotStart;
+    };
+    let bwrap_held = hello.bwrap_check == Some(true);
+    let python = hex::decode(&hello.facts)
+        .ok()
+        .and_then(|bytes| sandbox::Facts::read(&bytes))
+        .and_then(|facts| Python::from_facts(path, facts).ok());
+    let Some(python) = python else {
+        return Started::Differs;
+    };
+    // bwrap's sandbox is built from the interpreter's folders; the other
+    // tiers' process only from its file.
+    let same = match isolation {
+        Isolation::Bwrap => bwrap_held && python.same_files(guess),
+        Isolation::Landlock | Isolation::Rlimits => python.executable == guess.executable,
+    };
+    if !same {
+        return Started::Differs;
+    }
+    spawned.settled(python.clone());
+    let env = Environment {
+        python,
+        isolation,
+        notes,
+    };
+    Started::Settled(Box::new((
+        env,
+        Prestarted(Mutex::new(Some((lease, spawned)))),
+    )))
 }
 
 /// Whether the store under `work_dir` can hold no submission's
@@ -229,8 +338,8 @@ pub struct Request<'a> {
     /// The interpreter and tier, when already settled (and said on
     /// stderr); `None`: settled here, when a submission must run.
     pub environment: Option<&'a Environment>,
-    /// [`case_store::case_keys`] of `corpus`, when the caller has them.
-    pub keys: Option<&'a [CaseKey]>,
+    /// [`CaseInputs::of`] `corpus`, when the caller has them.
+    pub cases: Option<&'a CaseInputs>,
     /// A harness started ahead for the first worker (see [`prestart`]).
     pub prestarted: Option<&'a Prestarted>,
 }
@@ -249,7 +358,7 @@ impl<'a> Request<'a> {
             options,
             tuning: None,
             environment: None,
-            keys: None,
+            cases: None,
             prestarted: None,
         }
     }
@@ -272,9 +381,9 @@ impl<'a> Request<'a> {
         }
     }
 
-    pub fn keys(self, keys: &'a [CaseKey]) -> Request<'a> {
+    pub fn case_inputs(self, cases: &'a CaseInputs) -> Request<'a> {
         Request {
-            keys: Some(keys),
+            cases: Some(cases),
             ..self
         }
     }
@@ -341,16 +450,16 @@ pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
     };
     let env = request.environment.or(settled.as_ref());
     let computed;
-    let keys = match request.keys {
-        Some(keys) => keys,
+    let cases = match request.cases {
+        Some(cases) => cases,
         None => {
-            computed = case_store::case_keys(request.corpus);
+            computed = CaseInputs::of(request.corpus);
             &computed
         }
     };
     match sink {
-        Sink::Outcomes(deliver) => record_each(request, tuning, keys, env, deliver),
-        Sink::Recordings(each) => recordings(request, tuning, keys, env, each),
+        Sink::Outcomes(deliver) => record_each(request, tuning, cases, env, deliver),
+        Sink::Recordings(each) => recordings(request, tuning, cases, env, each),
     }
 }
 
@@ -359,13 +468,13 @@ pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
 fn recordings(
     request: &Request,
     tuning: &Tuning,
-    keys: &[CaseKey],
+    cases: &CaseInputs,
     env: Option<&Environment>,
     each: &(dyn Fn(usize, Result<Recording, RecordError>) + Sync),
 ) -> Result<(), RecordError> {
     let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
     let unwritten: Mutex<Option<RecordError>> = Mutex::new(None);
-    record_each(request, tuning, keys, env, &|index, delivered| {
+    record_each(request, tuning, cases, env, &|index, delivered| {
         let sub = &submissions[index];
         let result = match &sub.source {
             // Kept as shipped (it may answer another corpus).
@@ -406,11 +515,12 @@ fn store_error(e: RecordingError) -> RecordError {
 fn record_each(
     request: &Request,
     tuning: &Tuning,
-    keys: &[CaseKey],
+    cases: &CaseInputs,
     env: Option<&Environment>,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
 ) -> Result<(), RecordError> {
     let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
+    let keys = &cases.keys[..];
     use rayon::prelude::*;
     let Some(env) = env else {
         // Only shipped recordings and unusable folders need no sandbox.
@@ -448,12 +558,12 @@ fn record_each(
             .as_ref()
             .map_or(true, |sha| seen.insert(sha.clone()))
     });
-    pool::run_jobs(request, keys, &first, tuning, env, deliver)?;
+    pool::run_jobs(request, cases, &first, tuning, env, deliver)?;
     let left: Vec<Job> = again
         .into_par_iter()
         .filter_map(|job| from_store(job, keys, opts, env, deliver))
         .collect();
-    pool::run_jobs(request, keys, &left, tuning, env, deliver)
+    pool::run_jobs(request, cases, &left, tuning, env, deliver)
 }
 
 /// A submission waiting for the sandbox.

@@ -2,7 +2,7 @@
 //! taking submissions from a shared queue; a failure on the grader's side
 //! is retried once on a fresh worker, and a second one stops the run.
 
-use super::inputs::case_inputs;
+use super::inputs::Inputs;
 use super::limits;
 use super::sandbox::{self, UidLease};
 use super::setup::{Limits, Setup};
@@ -11,7 +11,7 @@ use super::{made, read_source, Delivered, Environment, Job, Prestarted, RecordEr
 use super::{RecordOptions, Request, Tuning};
 use super::{SandboxError, SetupError};
 use crate::corpus::Corpus;
-use crate::recording::case_store::{self, CaseKey, Outcomes, StoreFile};
+use crate::recording::case_store::{self, CaseInputs, CaseKey, Outcomes, StoreFile};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,7 +60,7 @@ struct Shared<'a> {
 
 pub(super) fn run_jobs(
     request: &Request,
-    keys: &[CaseKey],
+    cases: &CaseInputs,
     jobs: &[Job],
     tuning: &Tuning,
     env: &Environment,
@@ -89,9 +89,10 @@ pub(super) fn run_jobs(
                 processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
-            inputs: crate::timings::span("case inputs encoded", || case_inputs(corpus)),
+            inputs: Inputs::of(corpus, &cases.each),
+            warm: tuning.warm_imports,
         },
-        keys,
+        keys: &cases.keys,
         others: case_store::other_keys(corpus),
         env,
         opts,

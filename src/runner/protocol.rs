@@ -5,12 +5,17 @@
 //!
 //! # The conversation
 //!
+//! 0. **Start** (as the harness starts, before the run knows its corpus):
+//!    its argv (`warm` or `cold`, [`super::sandbox::PROBE`]'s source,
+//!    [`super::sandbox::BWRAP_CHECK`]'s or `""`); its first line out,
+//!    [`Hello`], before it imports anything; its first line in,
+//!    [`programs_line`]: the `programs`, the `tagged` codec's and the
+//!    `confine` rules' Python sources, compiled while the corpus loads.
 //! 1. **Init** (grader → harness, one line, [`Init`]): the uid and gid to
 //!    run student code as (`null`: none of its own), the scratch folder as
 //!    the harness sees it, the per-case `timeout` and per-submission `wall`
 //!    in seconds, the rlimits (`limits`: `as`, `cpu`, `fsize`, `nofile`,
-//!    `nproc`, `core`), how many `workers` record at once, the `tagged`
-//!    codec's and the `confine` rules' Python sources, the sandbox `tier`,
+//!    `nproc`, `core`), how many `workers` record at once, the sandbox `tier`,
 //!    the folders the interpreter reads (`read_roots`), files the
 //!    self-test must fail to read (`must_not_read`), how many cases are
 //!    hidden (`hidden_count`) and the visible cases' inputs (`cases`:
@@ -45,7 +50,40 @@ use std::path::{Path, PathBuf};
 /// answered and it needs the hidden cases' inputs.
 pub const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
 
-/// The first line a harness reads.
+/// The first line a harness reads, written as it starts (before the run
+/// knows its corpus): its programs' sources, which it compiles meanwhile.
+#[derive(Serialize)]
+struct ProgramsLine {
+    programs: &'static [(&'static str, &'static str)],
+    tagged: &'static str,
+    confine: &'static str,
+}
+
+/// The programs line, with its newline.
+pub fn programs_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        let line = ProgramsLine {
+            programs: &super::harness::PROGRAMS,
+            tagged: super::harness::TAGGED_PY,
+            confine: super::harness::CONFINE_PY,
+        };
+        // Serializing strings cannot fail.
+        serde_json::to_string(&line).unwrap_or_default() + "\n"
+    })
+}
+
+/// The harness's first line out, before it imports anything: the
+/// interpreter's facts ([`super::sandbox::PROBE`]'s, hex) and, started in
+/// bwrap, whether [`super::sandbox::BWRAP_CHECK`] passed.
+#[derive(Deserialize)]
+pub struct Hello {
+    pub hello: bool,
+    pub facts: String,
+    pub bwrap_check: Option<bool>,
+}
+
+/// The line a harness reads once the run knows its corpus.
 #[derive(Serialize)]
 pub struct Init<'a> {
     uid: Option<u32>,
@@ -54,15 +92,12 @@ pub struct Init<'a> {
     timeout: f64,
     wall: f64,
     limits: &'static super::limits::Harness,
-    programs: &'static [(&'static str, &'static str)],
     rlimits: RLimits,
     workers: usize,
-    tagged: &'static str,
     tier: &'static str,
     read_roots: &'a [PathBuf],
     must_not_read: &'a [PathBuf],
     hidden_count: usize,
-    confine: &'static str,
     cases: &'a RawValue,
 }
 
@@ -91,7 +126,6 @@ pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Stri
         timeout: limits.case_timeout.as_secs_f64(),
         wall,
         limits: &super::limits::HARNESS,
-        programs: &super::harness::PROGRAMS,
         rlimits: RLimits {
             address_space: limits.memory_bytes,
             cpu: super::limits::cpu_seconds(limits.wall),
@@ -101,12 +135,10 @@ pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Stri
             core: 0,
         },
         workers: limits.workers,
-        tagged: super::harness::TAGGED_PY,
         tier: setup.isolation.name(),
         read_roots: &setup.python.roots,
         must_not_read: &setup.must_not_read,
         hidden_count: setup.inputs.order.len() - setup.inputs.visible_count,
-        confine: super::harness::CONFINE_PY,
         cases: &setup.inputs.visible,
     };
     let mut line = serde_json::to_string(&init)?;

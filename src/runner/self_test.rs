@@ -28,11 +28,11 @@ impl Ready {
         for (name, end) in &self.steps {
             let name = match name.as_str() {
                 "interpreter started" => "harness: sandbox and interpreter started",
+                "hello written" => "harness: hello (its interpreter's facts, bwrap's check)",
                 "warm imports" => "harness: warm imports",
+                "programs compiled" => "harness: programs compiled",
                 "init line read" => "harness: waiting for the init line",
-                "programs and tagged module compiled" => {
-                    "harness: programs and tagged module compiled"
-                }
+                "programs and tagged module run" => "harness: programs and tagged module run",
                 "confinement prepared" => "harness: confinement prepared",
                 "sandbox self-test" => "harness: sandbox self-test",
                 "case arguments prepared" => "harness: case arguments prepared",

@@ -36,4 +36,7 @@ pub struct Setup {
     /// per submission on request (`[{"f": function, "a": [args], "k":
     /// [[name, value]]}, ...]` as JSON text each).
     pub inputs: Inputs,
+    /// Whether each zygote imports the modules students commonly use
+    /// before its first child ([`super::Tuning::warm_imports`]).
+    pub warm: bool,
 }

@@ -9,7 +9,7 @@ use super::harness::HARNESS_PY;
 use super::inputs::Inputs;
 use super::limits;
 use super::plan::Plan;
-use super::protocol::{self, HIDDEN_REQUEST};
+use super::protocol::{self, Hello, HIDDEN_REQUEST};
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::self_test::Ready;
 use super::setup::Setup;
@@ -40,6 +40,8 @@ pub struct Worker {
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
+    /// Disconnected once the harness's stderr is at its end.
+    stderr_ended: Receiver<()>,
     reply_limit: Duration,
     /// How often the harness asked for hidden inputs (tests).
     hidden_requests: usize,
@@ -65,6 +67,8 @@ pub struct Spawned {
     inner_scratch: std::path::PathBuf,
     /// When its process was started (the monotonic clock's seconds).
     spawned: f64,
+    /// Its first line, once read ([`Spawned::hello`]).
+    hello: Option<Hello>,
 }
 
 impl Spawned {
@@ -76,9 +80,28 @@ impl Spawned {
             && self.uid == uid
     }
 
+    /// The harness's first line: its interpreter's facts and, started in
+    /// bwrap, whether bwrap's check passed in its sandbox (read once).
+    pub fn hello(&mut self) -> Result<&Hello, RecordError> {
+        if self.hello.is_none() {
+            let line = self.worker.receive(limits::READY_WAIT)?;
+            match serde_json::from_str::<Hello>(line.trim()) {
+                Ok(hello) if hello.hello => self.hello = Some(hello),
+                _ => return Err(self.worker.failure(ProcessFailure::DidNotStart)),
+            }
+        }
+        Ok(self.hello.as_ref().expect("read above"))
+    }
+
+    /// The interpreter it runs, as settled from its [`Spawned::hello`].
+    pub fn settled(&mut self, python: Python) {
+        self.python = python;
+    }
+
     /// Sends the init line and waits until the harness has imported
     /// everything, checked the cases and passed its sandbox self-test.
-    pub fn init(self, setup: &Setup) -> Result<Worker, RecordError> {
+    pub fn init(mut self, setup: &Setup) -> Result<Worker, RecordError> {
+        self.hello()?;
         let Spawned {
             mut worker,
             uid,
@@ -116,19 +139,22 @@ impl Worker {
             &setup.python,
             setup.limits.memory_bytes,
             lease,
+            setup.warm,
         )?
         .init(setup)
     }
 
     /// Starts the harness's process in `isolation` with `python`, its
     /// processes' memory bounded by [`limits::cgroup_bytes`] of
-    /// `memory_bytes`, running student code as `lease`'s uid: it imports
-    /// what it warms and waits for its init line ([`Spawned::init`]).
+    /// `memory_bytes`, running student code as `lease`'s uid: it says hello
+    /// ([`Spawned::hello`]), imports what it warms (with `warm`), compiles
+    /// its programs (sent here) and waits for its init line ([`Spawned::init`]).
     pub fn spawn(
         isolation: Isolation,
         python: &Python,
         memory_bytes: u64,
         lease: Option<&UidLease>,
+        warm: bool,
     ) -> Result<Spawned, RecordError> {
         let uid = lease.map(|l| l.uid);
         let scratch = match isolation.host_scratch() {
@@ -150,8 +176,15 @@ impl Worker {
             python,
             cgroup.as_ref().ok().map(MemoryCgroup::procs),
         )?;
+        let bwrap_check = match isolation {
+            Isolation::Bwrap => sandbox::BWRAP_CHECK,
+            Isolation::Landlock | Isolation::Rlimits => "",
+        };
         cmd.arg("-c")
             .arg(HARNESS_PY)
+            .arg(if warm { "warm" } else { "cold" })
+            .arg(sandbox::PROBE)
+            .arg(bwrap_check)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -160,11 +193,17 @@ impl Worker {
             python: python.executable.clone(),
             source,
         })?;
-        let stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
+        let mut stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
+        // The programs line fits the pipe: written now, it never waits for
+        // the harness to read it (a smaller pipe only makes this wait).
+        let programs = protocol::programs_line().as_bytes();
+        grow_pipe(&stdin, programs.len());
+        let wrote = stdin.write_all(programs).and_then(|_| stdin.flush());
         let stdout = child.stdout.take().ok_or(HarnessError::NoPipe("stdout"))?;
         let stderr = child.stderr.take().ok_or(HarnessError::NoPipe("stderr"))?;
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
-        spawn_stderr_reader(stderr, stderr_tail.clone());
+        let (stderr_open, stderr_ended) = mpsc::channel();
+        spawn_stderr_reader(stderr, stderr_tail.clone(), stderr_open);
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::with_capacity(1 << 16, stdout);
@@ -184,17 +223,21 @@ impl Worker {
                 }
             }
         });
-        let worker = Worker {
+        let mut worker = Worker {
             child,
             stdin,
             lines,
             stderr_tail,
+            stderr_ended,
             hidden_requests: 0,
             reply_limit: limits::READY_WAIT,
             sandbox: String::new(),
             _scratch: scratch,
             cgroup: cgroup.ok(),
         };
+        if let Err(e) = wrote {
+            return Err(worker.failure(ProcessFailure::Write(e)));
+        }
         Ok(Spawned {
             worker,
             isolation,
@@ -203,6 +246,7 @@ impl Worker {
             uid,
             inner_scratch,
             spawned,
+            hello: None,
         })
     }
 
@@ -225,8 +269,10 @@ impl Worker {
 
     fn failure(&mut self, what: ProcessFailure) -> RecordError {
         let status = self.child.try_wait().ok().flatten();
-        // Give the stderr reader a moment to collect a dying harness's last words.
-        std::thread::sleep(Duration::from_millis(20));
+        // A dying harness's last words: its stderr up to its end, or
+        // what came within a moment when it is still open (a process it
+        // left holds it).
+        let _ = self.stderr_ended.recv_timeout(Duration::from_millis(20));
         let stderr = self
             .stderr_tail
             .lock()
@@ -304,8 +350,27 @@ impl Drop for Worker {
     }
 }
 
-fn spawn_stderr_reader(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+/// Makes the pipe `stdin` writes to hold at least `bytes` where the kernel
+/// allows it (F_SETPIPE_SZ, up to /proc/sys/fs/pipe-max-size).
+fn grow_pipe(stdin: &ChildStdin, bytes: usize) {
+    use std::os::fd::AsRawFd;
+    let size = (bytes + 4096).next_power_of_two() as libc::c_int;
+    // SAFETY: F_SETPIPE_SZ on a pipe we own only changes its capacity; a
+    // refusal (EPERM, EBUSY) leaves the pipe as it was.
+    unsafe {
+        libc::fcntl(stdin.as_raw_fd(), libc::F_SETPIPE_SZ, size);
+    }
+}
+
+/// Keeps the last [`STDERR_TAIL`] bytes of the harness's stderr in `tail`;
+/// `open` is dropped at its end.
+fn spawn_stderr_reader(
+    mut stderr: std::process::ChildStderr,
+    tail: Arc<Mutex<Vec<u8>>>,
+    open: mpsc::Sender<()>,
+) {
     std::thread::spawn(move || {
+        let _open = open;
         let mut buf = [0u8; 4096];
         while let Ok(n) = stderr.read(&mut buf) {
             if n == 0 {
@@ -428,6 +493,7 @@ mod tests {
                 workers: 1,
             },
             inputs,
+            warm: true,
         };
         let lease = sandbox::lease_uid().unwrap();
         let mut w = Worker::start(&setup, lease.as_ref()).unwrap();

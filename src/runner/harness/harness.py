@@ -24,12 +24,17 @@ process, all stdlib only:
 * the child: own session, rlimits, unprivileged uid, scratch directory with
   only main.py; imports it and calls each case's function on fresh arguments.
 
-Wire protocol (JSON lines on stdin/stdout: the init line and "ready" with
-the zygote, every job after with the supervisor, which inherits them):
-  -> init  {"tagged": src, "programs": [[name, src], ...], "cases": [{"f", "a", "k"}],
-            "uid", "gid", "scratch", "limits": {NAME: number} (every limit the
-            harness goes by, src/runner/limits.rs), "rlimits": {...}, "timeout",
-            "wall", "tier", "read_roots", "must_not_read", "confine": src}
+Wire protocol (JSON lines on stdin/stdout: the programs line, the init line
+and "ready" with the zygote, every job after with the supervisor, which
+inherits them; src/runner/protocol.rs):
+  argv: -c <this file> <warm|cold> <probe source> <bwrap check source or "">
+  <- {"hello": true, "facts": hex, "bwrap_check": bool|null} (before any import)
+  -> programs {"programs": [[name, src], ...], "tagged": src, "confine": src}
+     (written as the harness starts; compiled while the grader reads its corpus)
+  -> init  {"cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
+            "limits": {NAME: number} (every limit the harness goes by,
+            src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
+            "tier", "read_roots", "must_not_read"}
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
   -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n}
      ("pyc_hex": main.py compiled by an earlier session, when the store
@@ -80,9 +85,39 @@ from time import monotonic as _clock  # noqa: E402
 # clock too), sent in the ready line for `grade --timings`.
 _STEPS = [["interpreter started", _clock()]]
 
+import os  # noqa: E402
+
+
+def _hello(probe, bwrap_check):
+    """The first line out, before any import: the interpreter's facts (the
+    grader's probe, `probe`: its source defining `facts()`) and, started in
+    bwrap, whether bwrap's check (`bwrap_check`: its source) passes here, so
+    a harness started ahead settles both without processes of their own.
+    Hex: file names are bytes."""
+    space = {}
+    exec(probe, space)
+    facts = space["facts"]().hex()
+    held = "null"
+    if bwrap_check:
+        try:
+            exec(bwrap_check, {})
+            held = "true"
+        except BaseException:
+            held = "false"
+    line = '{"hello": true, "facts": "%s", "bwrap_check": %s}\n' % (facts, held)
+    os.write(1, line.encode("ascii"))
+
+
+# Started by the grader (src/runner/worker.rs) as
+# `-c <this file> <warm|cold> <probe source> <bwrap check source or "">`;
+# the harness's self-check scripts run this file without those arguments.
+_STARTED = len(sys.argv) == 4 and sys.argv[0] == "-c"
+if _STARTED:
+    _hello(sys.argv[2], sys.argv[3])
+    _STEPS.append(["hello written", _clock()])
+
 import builtins  # noqa: E402
 import gc
-import os
 import select
 import signal
 import stat
@@ -99,21 +134,23 @@ import marshal
 import socket
 import array
 
-# Warm the modules students commonly import, so children do not pay for them.
-# (scripts/bench/floor.py warms the runnable floor from these lines.)
-import re  # noqa: F401
-import math  # noqa: F401
-import copy  # noqa: F401
-import collections  # noqa: F401
-import itertools  # noqa: F401
-import functools  # noqa: F401
-import string  # noqa: F401
-import typing  # noqa: F401
-import enum  # noqa: F401
-import dataclasses  # noqa: F401
-import unicodedata  # noqa: F401
-
-_STEPS.append(["warm imports", _clock()])
+# The modules students commonly import, warmed in the zygote (`warm`) when
+# the worker may record more than one submission, so its children do not
+# pay for them; a worker for one submission leaves them to its child.
+# (scripts/bench/floor.py warms the runnable floor from this list.)
+WARM = (
+    "re",
+    "math",
+    "copy",
+    "collections",
+    "itertools",
+    "functools",
+    "string",
+    "typing",
+    "enum",
+    "dataclasses",
+    "unicodedata",
+)
 
 # ---------------------------------------------------------------------------
 # Everything the harness needs is captured here, before any student code runs
@@ -301,41 +338,80 @@ def _read_line(fd, one_byte=False):
             return bytes(buf[:-1])
 
 
-def _load(init):
+_stdin_left = b""
+
+
+def _read_stdin_line():
+    """One line of stdin (without its newline), or None at its end; what a
+    read brought past the line is kept for the next one (the programs line
+    and the init line may arrive in one read)."""
+    global _stdin_left
+    buf = bytearray(_stdin_left)
+    while b"\n" not in buf:
+        chunk = _read(0, 1 << 20)
+        if not chunk:
+            return None
+        buf += chunk
+    i = buf.index(b"\n")
+    _stdin_left = bytes(buf[i + 1 :])
+    return bytes(buf[:i])
+
+
+def _compile_programs(line):
+    """The programs line (sent as the harness starts, before the run knows
+    its corpus): each program compiled, not yet run, in PROGRAMS's order,
+    then tagged.py's and confine.py's."""
+    sources = _loads(line)
+    programs = sources["programs"]
+    if [name for name, _ in programs] != list(PROGRAMS):
+        raise SystemExit("harness: the programs line's programs are not the harness's")
+    code = [compile(source, name + ".py", "exec") for name, source in programs]
+    return code, compile(sources["tagged"], "tagged.py", "exec"), compile(sources["confine"], "confine.py", "exec")
+
+
+def _load(init, programs, tagged):
     """Sets the run's limits (init's "limits": exactly the names LIMITS and
-    tagged.py's LIMITS list), runs the programs (init's "programs": each
-    one's source, in PROGRAMS's order) in this namespace and builds the
-    tagged-JSON module (init's "tagged")."""
+    tagged.py's LIMITS list), runs the programs (compiled, in PROGRAMS's
+    order) in this namespace and builds the tagged-JSON module."""
     global T
     limits = init.pop("limits")
-    programs = init.pop("programs")
     T = types.ModuleType("autograder_tagged")
-    exec(compile(init.pop("tagged"), "tagged.py", "exec"), T.__dict__)
+    exec(tagged, T.__dict__)
     _shadow_builtins(T.__dict__)
     if sorted(limits) != sorted(LIMITS + T.LIMITS):
         raise SystemExit("harness: the init line's limits are not the harness's: %r" % sorted(limits))
-    if [name for name, _ in programs] != list(PROGRAMS):
-        raise SystemExit("harness: the init line's programs are not the harness's")
     g = globals()
     for name in LIMITS:
         g[name] = limits[name]
     for name in T.LIMITS:
         T.__dict__[name] = limits[name]
-    for name, source in programs:
-        exec(compile(source, name + ".py", "exec"), g)
+    for code in programs:
+        exec(code, g)
 
 
 def main():
     global C, INIT
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    line = _read_line(0)
+    if sys.argv[1] == "warm":
+        for name in WARM:
+            importlib.import_module(name)
+        _STEPS.append(["warm imports", _clock()])
+    line = _read_stdin_line()
     if line is None:
         return
+    programs, tagged, confine = _compile_programs(line)
+    del line
+    _STEPS.append(["programs compiled", _clock()])
+    line = _read_stdin_line()
+    if line is None:
+        return
+    if _stdin_left:
+        raise SystemExit("harness: bytes after the init line before the ready line")
     INIT = _loads(line)
     del line
     _STEPS.append(["init line read", _clock()])
-    _load(INIT)
-    _STEPS.append(["programs and tagged module compiled", _clock()])
+    _load(INIT, programs, tagged)
+    _STEPS.append(["programs and tagged module run", _clock()])
     _become_subreaper()
     _prepare_unshare()
     _share_nproc()
@@ -343,7 +419,7 @@ def main():
     # behind (rlimits): they must not meet the first submission.
     _reap(None, None, leftovers=True)
     C = types.ModuleType("autograder_confine")
-    exec(compile(INIT.pop("confine"), "confine.py", "exec"), C.__dict__)
+    exec(confine, C.__dict__)
     C.prepare(INIT["tier"], INIT["read_roots"])
     global _plain_json
     _plain_json = T.plain_json
@@ -357,4 +433,5 @@ def main():
     _zygote(check)
 
 
-main()
+if _STARTED:
+    main()

@@ -30,6 +30,18 @@ pub enum BwrapError {
     },
 }
 
+/// Python source that raises unless it runs in a sandbox with no network
+/// and without the host's /etc: run on its own by [`bwrap_self_test`], and
+/// by a harness started in bwrap as it starts (its first line, see
+/// `harness/harness.py`). `_socket`, built in: `socket` would import enum,
+/// selectors and more.
+pub const BWRAP_CHECK: &str = "import os, _socket\n\
+    s = _socket.socket()\n\
+    s.settimeout(0.5)\n\
+    try:\n    s.connect(('10.255.255.1', 9))\n    raise SystemExit(3)\n\
+    except OSError:\n    pass\n\
+    assert not os.path.exists('/etc/passwd')\n";
+
 /// bubblewrap: the first `bwrap` on PATH, else the usual places.
 pub(super) fn find_bwrap() -> Option<PathBuf> {
     on_path(Path::new("bwrap")).or_else(|| {
@@ -56,15 +68,8 @@ pub fn bwrap_self_test(python: &Python) -> Result<(), BwrapError> {
 
 fn run_bwrap_self_test(python: &Python) -> Result<(), BwrapError> {
     let bwrap = find_bwrap().ok_or(BwrapError::NotInstalled)?;
-    // `_socket`, built in: `socket` would import enum, selectors and more.
-    let probe = "import os, _socket\n\
-                 s = _socket.socket()\n\
-                 s.settimeout(0.5)\n\
-                 try:\n    s.connect(('10.255.255.1', 9))\n    raise SystemExit(3)\n\
-                 except OSError:\n    pass\n\
-                 assert not os.path.exists('/etc/passwd')\n";
     let mut cmd = bwrap_command(&bwrap, python);
-    cmd.arg("-c").arg(probe);
+    cmd.arg("-c").arg(BWRAP_CHECK);
     cmd.stdin(std::process::Stdio::null());
     let out = output_within(cmd, Duration::from_secs(30)).map_err(|e| BwrapError::CannotRun {
         bwrap: bwrap.clone(),

@@ -12,10 +12,10 @@ pub mod python;
 pub mod tier;
 pub mod uid;
 
-pub use bwrap::{bwrap_self_test, BwrapError, TMPFS_BYTES};
+pub use bwrap::{bwrap_self_test, BwrapError, BWRAP_CHECK, TMPFS_BYTES};
 pub use command::harness_command;
 pub use error::SandboxError;
-pub use python::{Python, PythonError, DEFAULT_PYTHON, MIN_PYTHON, PYTHON_FLAGS};
+pub use python::{Facts, Python, PythonError, DEFAULT_PYTHON, MIN_PYTHON, PROBE, PYTHON_FLAGS};
 pub use uid::{lease_uid, Scratch, UidLease, FIRST_UID, UID_RANGE};
 
 use std::process::Command;

@@ -14,6 +14,55 @@ pub const MIN_PYTHON: (u32, u32) = (3, 8);
 /// (`-I` would ignore PYTHONHASHSEED; `-P` exists only from 3.11, so the
 /// harness drops the start folder from `sys.path` itself).
 pub const PYTHON_FLAGS: &[&str] = &["-s", "-S"];
+/// Python source defining `facts()`: what the grader needs to know of the
+/// interpreter running it, as NUL-separated file-system bytes (the
+/// implementation, the version, the executable, then the roots). Only
+/// built-in modules: importing json or platform is most of a start-up.
+/// Run on its own by [`Python::find`], and by every harness as it starts
+/// (its first line, see `harness/harness.py`).
+pub const PROBE: &str = r#"def facts():
+    import os, sys
+    r = lambda p: os.path.realpath(p) if p else ''
+    i = sys.implementation.name
+    i = {'cpython': 'CPython', 'pypy': 'PyPy', 'ironpython': 'IronPython', 'jython': 'Jython'}.get(i, i)
+    e = r(sys.executable)
+    roots = [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]
+    out = [i, '%d.%d.%d' % tuple(sys.version_info[:3]), e] + roots + [os.path.dirname(e)]
+    return b'\0'.join(os.fsencode(x) for x in out)
+"#;
+
+/// What [`PROBE`]'s `facts()` returned, read.
+#[derive(Debug)]
+pub struct Facts {
+    implementation: String,
+    version: Vec<u32>,
+    executable: PathBuf,
+    roots: Vec<PathBuf>,
+}
+
+impl Facts {
+    /// `facts()`'s bytes, or `None` when they are not its shape.
+    pub fn read(bytes: &[u8]) -> Option<Facts> {
+        use std::os::unix::ffi::OsStrExt;
+        let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
+        let [implementation, version, executable, roots @ ..] = fields.as_slice() else {
+            return None;
+        };
+        let version: Vec<u32> = std::str::from_utf8(version)
+            .ok()?
+            .split('.')
+            .map(|n| n.parse().ok())
+            .collect::<Option<_>>()?;
+        let path = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
+        (roots.len() == 5 && version.len() == 3).then(|| Facts {
+            implementation: String::from_utf8_lossy(implementation).into_owned(),
+            version,
+            executable: path(executable),
+            roots: roots.iter().map(|r| path(r)).collect(),
+        })
+    }
+}
+
 /// Why no usable interpreter was found; each says what was tried and
 /// what to do (the I/O error is shown before that advice, not as a
 /// `source` after it).
@@ -74,11 +123,38 @@ impl Python {
     /// `/usr/bin/python3`, else `python3` on PATH; refused unless it is
     /// CPython 3.8 or newer. Errors say what was tried and what to do.
     pub fn find(requested: Option<&Path>) -> Result<Python, PythonError> {
-        Python::locate(requested)
+        let path = Python::path_of(requested)?;
+        let mut cmd = Command::new(&path);
+        cmd.args(["-E", "-s", "-S", "-c"])
+            .arg(format!(
+                "{PROBE}import sys\nsys.stdout.buffer.write(facts())\n"
+            ))
+            .env_clear()
+            .stdin(std::process::Stdio::null());
+        let out = output_within(cmd, Duration::from_secs(30)).map_err(|error| {
+            PythonError::CannotRun {
+                path: path.clone(),
+                error,
+            }
+        })?;
+        match Facts::read(&out.stdout) {
+            Some(facts) if out.status.success() => Python::from_facts(&path, facts),
+            _ => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err.trim().lines().last().unwrap_or("it printed nothing");
+                Err(PythonError::NotAnInterpreter {
+                    path,
+                    status: out.status,
+                    last: last.to_string(),
+                })
+            }
+        }
     }
 
-    fn locate(requested: Option<&Path>) -> Result<Python, PythonError> {
-        let path = match requested {
+    /// The file `--python` (or `AUTOGRADER_PYTHON`) names, else
+    /// `/usr/bin/python3`, else `python3` on PATH; not yet run.
+    pub fn path_of(requested: Option<&Path>) -> Result<PathBuf, PythonError> {
+        Ok(match requested {
             Some(p) if p.as_os_str().is_empty() => return Err(PythonError::Empty),
             Some(p) if p.components().count() == 1 && !p.is_absolute() => {
                 on_path(p).ok_or_else(|| PythonError::NotOnPath(p.to_path_buf()))?
@@ -86,91 +162,67 @@ impl Python {
             Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
             None if Path::new(DEFAULT_PYTHON).exists() => PathBuf::from(DEFAULT_PYTHON),
             None => on_path(Path::new("python3")).ok_or(PythonError::NoneFound)?,
-        };
-        Python::probe(&path)
+        })
     }
 
-    fn probe(path: &Path) -> Result<Python, PythonError> {
-        // Only built-in modules (no json, no platform: importing them is
-        // most of an interpreter's start); NUL-separated file-system bytes:
-        // the implementation, the version, the executable, then the roots.
-        const PROBE: &str = "import os, sys\n\
-            r = lambda p: os.path.realpath(p) if p else ''\n\
-            i = sys.implementation.name\n\
-            i = {'cpython': 'CPython', 'pypy': 'PyPy', 'ironpython': 'IronPython', 'jython': 'Jython'}.get(i, i)\n\
-            e = r(sys.executable)\n\
-            roots = [r(getattr(sys, k, '')) for k in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]\n\
-            out = [i, '%d.%d.%d' % tuple(sys.version_info[:3]), e] + roots + [os.path.dirname(e)]\n\
-            sys.stdout.buffer.write(b'\\0'.join(os.fsencode(x) for x in out))\n";
-        let mut cmd = Command::new(path);
-        cmd.args(["-E", "-s", "-S", "-c", PROBE])
-            .env_clear()
-            .stdin(std::process::Stdio::null());
-        let out = output_within(cmd, Duration::from_secs(30)).map_err(|error| {
-            PythonError::CannotRun {
-                path: path.to_path_buf(),
-                error,
-            }
-        })?;
-        struct Probe {
-            implementation: String,
-            version: Vec<u32>,
-            executable: PathBuf,
-            roots: Vec<PathBuf>,
+    /// What probing the interpreter at `path` would most likely find, read
+    /// off the file system alone (its real file; the prefix above its
+    /// `bin/`), version unknown: a harness can be started with it at once,
+    /// and is kept only if its interpreter's own [`Facts`] agree
+    /// ([`Python::same_files`]).
+    pub fn guess(path: &Path) -> Option<Python> {
+        let executable = std::fs::canonicalize(path).ok()?;
+        let dir = executable.parent()?.to_path_buf();
+        let mut roots = Vec::new();
+        if dir.file_name() == Some(std::ffi::OsStr::new("bin")) {
+            roots.extend(
+                dir.parent()
+                    .filter(|p| *p != Path::new("/"))
+                    .map(Path::to_path_buf),
+            );
         }
-        let read = |stdout: &[u8]| -> Option<Probe> {
-            use std::os::unix::ffi::OsStrExt;
-            let fields: Vec<&[u8]> = stdout.split(|&b| b == 0).collect();
-            let [implementation, version, executable, roots @ ..] = fields.as_slice() else {
-                return None;
-            };
-            let version: Option<Vec<u32>> = std::str::from_utf8(version)
-                .ok()?
-                .split('.')
-                .map(|n| n.parse().ok())
-                .collect();
-            let path = |b: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(b));
-            (roots.len() == 5).then(|| Probe {
-                implementation: String::from_utf8_lossy(implementation).into_owned(),
-                version: version.unwrap_or_default(),
-                executable: path(executable),
-                roots: roots.iter().map(|r| path(r)).collect(),
-            })
-        };
-        let probe = match (out.status.success(), read(&out.stdout)) {
-            (true, Some(p)) if p.version.len() == 3 => p,
-            _ => {
-                let err = String::from_utf8_lossy(&out.stderr);
-                let last = err.trim().lines().last().unwrap_or("it printed nothing");
-                return Err(PythonError::NotAnInterpreter {
-                    path: path.to_path_buf(),
-                    status: out.status,
-                    last: last.to_string(),
-                });
-            }
-        };
-        let version = probe
+        if dir != Path::new("/") {
+            roots.push(dir);
+        }
+        Some(Python {
+            requested: path.to_path_buf(),
+            executable,
+            version: String::new(),
+            roots,
+        })
+    }
+
+    /// Whether `other` runs the same file with the same folders (what a
+    /// harness's sandbox is built from), whatever either's version says.
+    pub fn same_files(&self, other: &Python) -> bool {
+        self.executable == other.executable && self.roots == other.roots
+    }
+
+    /// The interpreter `facts` describe (as the one at `path` found them),
+    /// refused unless it is CPython 3.8 or newer.
+    pub fn from_facts(path: &Path, facts: Facts) -> Result<Python, PythonError> {
+        let version = facts
             .version
             .iter()
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(".");
-        let too_old = (probe.version.first(), probe.version.get(1))
+        let too_old = (facts.version.first(), facts.version.get(1))
             < (Some(&MIN_PYTHON.0), Some(&MIN_PYTHON.1));
-        if probe.implementation != "CPython" || too_old {
+        if facts.implementation != "CPython" || too_old {
             return Err(PythonError::Unsupported {
                 path: path.to_path_buf(),
-                implementation: probe.implementation,
+                implementation: facts.implementation,
                 version,
             });
         }
-        let executable = if probe.executable.as_os_str().is_empty() {
+        let executable = if facts.executable.as_os_str().is_empty() {
             path.to_path_buf()
         } else {
-            probe.executable
+            facts.executable
         };
         let mut roots: Vec<PathBuf> = Vec::new();
-        for root in probe
+        for root in facts
             .roots
             .into_iter()
             .filter(|r| !r.as_os_str().is_empty())
