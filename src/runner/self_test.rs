@@ -36,6 +36,7 @@ impl Ready {
                 "confinement prepared" => "harness: confinement prepared",
                 "sandbox self-test" => "harness: sandbox self-test",
                 "case arguments prepared" => "harness: case arguments prepared",
+                "collector frozen" => "harness: collector frozen",
                 _ => "harness: other step",
             };
             crate::timings::record(name, start, end.max(start));

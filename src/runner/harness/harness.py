@@ -428,7 +428,7 @@ def main():
             text = dumps({"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": ""})
             _RAISED_HEADS[id(cls)] = (cls, text[: -len('""}')])
     _STEPS.append(["confinement prepared", _clock()])
-    check = _self_test()
+    check = _self_test(_prepare_cases)
     _STEPS.append(["sandbox self-test", _clock()])
     _zygote(check)
 

@@ -5,12 +5,13 @@ Run in harness.py's namespace by its `_load`, after the run's limits are
 set; it defines names only."""
 
 
-def _self_test():
+def _self_test(meanwhile):
     """Runs a child exactly as a submission's would be set up (limits, uid,
     folder, and the landlock tier's domain), without student code, and
     reports what held: the interpreter's library readable, and under
     landlock the host's files, TCP and the zygote out of reach. Rust refuses
-    to record when what must hold does not."""
+    to record when what must hold does not. The zygote runs `meanwhile`
+    while the child tests (a failure there kills the child first)."""
     r, w = os.pipe()
     zygote = _getpid()
     pid = os.fork()
@@ -72,6 +73,12 @@ def _self_test():
         finally:
             _exit(0)
     os.close(w)
+    try:
+        meanwhile()
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     data = bytearray()
     while True:
         chunk = _read(r, 65536)

@@ -55,18 +55,22 @@ def _serve(sock, supervisor):
         sock.send(b"done dirty" if left else b"done")
 
 
-def _zygote(check):
-    """The zygote, once the harness is set up and its sandbox tested:
-    answers "ready" with what the self-test found, forks the supervisor and
-    serves it until it ends."""
-    # The visible cases' arguments, built once for every submission (a
-    # malformed case fails here, not in a child).
+def _prepare_cases():
+    """The visible cases' arguments, built once for every submission (a
+    malformed case fails here, not in a child)."""
     INIT["cases"] = [_prepare(case) for case in INIT["cases"]]
+    _STEPS.append(["case arguments prepared", _clock()])
+
+
+def _zygote(check):
+    """The zygote, once the harness is set up, its cases' arguments built
+    and its sandbox tested: answers "ready" with what the self-test found,
+    forks the supervisor and serves it until it ends."""
     # Everything so far lives as long as the zygote: keep the collector off
     # it, so forked children do not copy-on-write the whole heap.
     gc.collect()
     gc.freeze()
-    _STEPS.append(["case arguments prepared", _clock()])
+    _STEPS.append(["collector frozen", _clock()])
     ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check, "steps": _STEPS}
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
