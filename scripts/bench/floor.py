@@ -31,19 +31,22 @@ sys.dont_write_bytecode = True
 STARTED = time.perf_counter()
 
 
-HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "record", "harness", "harness.py")
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "runner", "harness", "harness.py")
 
 
 def warm():
-    """Warms the parent as the harness's zygote is: the modules students
-    commonly import, read from harness.py's own list (the `import` lines
-    after its "# Warm the modules" comment), so no child pays for them. Not
-    done on import, so run_calls.py (a fresh interpreter) pays only for what
-    main.py imports."""
+    """Warms the parent as a batch's zygote is: the modules students
+    commonly import, read from harness.py's own list (its `WARM = (...)`
+    tuple), so no child pays for them. Not done on import, so run_calls.py
+    (a fresh interpreter) pays only for what main.py imports."""
+    import ast
+
     with open(HARNESS, encoding="utf-8") as f:
-        lines = f.read().split("\n# Warm the modules", 1)[1].split("\n\n", 1)[0].splitlines()
-    names = [line.split()[1] for line in lines if line.startswith("import ")]
-    if not names:
+        source = f.read()
+    try:
+        text = "(" + source.split("\nWARM = (", 1)[1].split(")", 1)[0] + ")"
+        names = ast.literal_eval(text)
+    except (IndexError, ValueError, SyntaxError):
         sys.exit("floor.py: no warm-up list found in " + HARNESS)
     for name in names:
         importlib.import_module(name)

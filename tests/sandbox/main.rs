@@ -22,5 +22,6 @@ mod record_memory;
 mod record_racer;
 mod record_store;
 mod sandbox_landlock;
+mod start_up;
 mod student_bytes;
 mod terminal_width;

@@ -252,3 +252,33 @@ pub(super) fn on_path(name: &Path) -> Option<PathBuf> {
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a harness started ahead is built from must be what probing
+    /// finds for the default interpreter, or every run settles the slow way.
+    #[test]
+    fn the_guess_for_the_default_interpreter_is_what_the_probe_finds() {
+        let path = Python::path_of(None).unwrap();
+        let probed = Python::find(None).unwrap();
+        let guess = Python::guess(&path).unwrap();
+        assert!(guess.same_files(&probed), "{guess:?} vs {probed:?}");
+    }
+
+    #[test]
+    fn facts_of_another_shape_are_refused() {
+        assert!(Facts::read(b"CPython\x003.11.2\x00/usr/bin/python3").is_none());
+        assert!(Facts::read(b"CPython\x003.x.2\x00/e\x00/a\x00/b\x00/c\x00/d\x00/e").is_none());
+        let facts = Facts::read(b"CPython\x003.7.2\x00/e\x00/a\x00/a\x00/a\x00/a\x00/").unwrap();
+        assert!(matches!(
+            Python::from_facts(Path::new("/p"), facts),
+            Err(PythonError::Unsupported { .. })
+        ));
+        let facts = Facts::read(b"CPython\x003.9.1\x00/e\x00/a\x00/a\x00/b\x00/a\x00/").unwrap();
+        let python = Python::from_facts(Path::new("/p"), facts).unwrap();
+        assert_eq!(python.version, "3.9.1");
+        assert_eq!(python.roots, [PathBuf::from("/a"), PathBuf::from("/b")]);
+    }
+}
