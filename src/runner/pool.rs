@@ -148,6 +148,7 @@ pub(super) fn run_jobs(
                         other => deliver(job.index, other),
                     }
                 }
+                crate::timings::span("worker stopped", || drop(worker));
             });
         }
     });
