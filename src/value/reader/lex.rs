@@ -147,10 +147,13 @@ impl Lexer<'_> {
     }
 
     fn op(&mut self, pos: usize, c: char) -> Result<(), ReadError> {
+        // Every operator is ASCII: compared byte for char, the first one first.
+        let rest = &self.s[self.i..];
         let op = OPS.iter().find(|op| {
-            op.chars()
-                .enumerate()
-                .all(|(k, oc)| self.peek(k) == Some(oc))
+            let op = op.as_bytes();
+            char::from(op[0]) == c
+                && op.len() <= rest.len()
+                && op.iter().zip(rest).all(|(&oc, &c)| c == char::from(oc))
         });
         let Some(&op) = op else {
             return Err(syntax(
@@ -184,7 +187,7 @@ impl Lexer<'_> {
             }
             _ => {}
         }
-        self.i += op.chars().count();
+        self.i += op.len();
         self.push(pos, Tok::Op(op));
         Ok(())
     }
@@ -500,4 +503,13 @@ pub fn is_string_prefix(name: &str) -> bool {
         name.to_ascii_lowercase().as_str(),
         "r" | "u" | "b" | "f" | "t" | "br" | "rb" | "fr" | "rf" | "tr" | "rt"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn operators_are_ascii() {
+        // `Lexer::op` compares them byte for char.
+        assert!(super::OPS.iter().all(|op| op.is_ascii()));
+    }
 }
