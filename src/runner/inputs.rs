@@ -1,7 +1,7 @@
 //! The cases' inputs as the harness reads them.
 
 use crate::corpus::Corpus;
-use crate::recording::case_store::case_input;
+use crate::recording::case_store::{case_input, CaseInput};
 
 /// The cases' inputs as the harness reads them, split by visibility: the
 /// visible cases' inputs go to every worker at start; the hidden cases'
@@ -25,23 +25,53 @@ pub(crate) struct Inputs {
 
 pub(crate) fn case_inputs(corpus: &Corpus) -> Inputs {
     use crate::corpus::Visibility;
-    let one = |i: usize| case_input(&corpus.cases[i]);
     let (visible, hidden): (Vec<usize>, Vec<usize>) =
         (0..corpus.cases.len()).partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
-    let visible_each: Vec<String> = visible.iter().map(|&i| one(i)).collect();
-    let hidden_each: Vec<String> = hidden.iter().map(|&i| one(i)).collect();
+    // Written as one array, straight (not joined, then parsed again to check).
+    let visible_inputs: Vec<CaseInput> = visible
+        .iter()
+        .map(|&i| CaseInput::of(&corpus.cases[i]))
+        .collect();
+    let hidden_each: Vec<String> = hidden
+        .iter()
+        .map(|&i| case_input(&corpus.cases[i]))
+        .collect();
     let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
     let mut position = vec![0; order.len()];
     for (k, &i) in order.iter().enumerate() {
         position[i] = k;
     }
     Inputs {
-        visible: serde_json::value::RawValue::from_string(format!("[{}]", visible_each.join(",")))
-            .expect("case inputs are JSON"),
+        visible: serde_json::value::to_raw_value(&visible_inputs)
+            .expect("tagged JSON has text keys only"),
         hidden: format!("[{}]", hidden_each.join(",")),
         hidden_each,
         visible_count: visible.len(),
         order,
         position,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_visible_inputs_are_each_cases_input_in_one_array() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let corpus = crate::corpus::load(&dir).expect("the shipped corpus loads");
+        let inputs = case_inputs(&corpus);
+        let each: Vec<String> = inputs.order[..inputs.visible_count]
+            .iter()
+            .map(|&i| case_input(&corpus.cases[i]))
+            .collect();
+        assert!(!each.is_empty() && !inputs.hidden_each.is_empty());
+        assert_eq!(inputs.visible.get(), format!("[{}]", each.join(",")));
+        let hidden: Vec<String> = inputs.order[inputs.visible_count..]
+            .iter()
+            .map(|&i| case_input(&corpus.cases[i]))
+            .collect();
+        assert_eq!(inputs.hidden_each, hidden);
+        assert_eq!(inputs.hidden, format!("[{}]", hidden.join(",")));
     }
 }
