@@ -339,7 +339,29 @@ impl Lexer<'_> {
         // Only computed on error: counting lines per literal would be quadratic.
         let start_line = |s: &[char]| s[..pos].iter().filter(|&&c| c == '\n').count() + 1;
         let mut cps: Vec<u32> = Vec::new();
+        // Is `c` taken as it is, whatever follows?
+        let plain = |c: char| c != q && c != '\\' && (triple || c != '\n');
         loop {
+            // A run of plain chars at once (as if pushed one by one, so never
+            // more than one past the cap).
+            let room = (super::MAX_ELEMENTS + 1).saturating_sub(cps.len());
+            let run = self.s[self.i..]
+                .iter()
+                .take(room)
+                .take_while(|&&c| plain(c))
+                .count();
+            if run > 0 {
+                cps.extend(self.s[self.i..self.i + run].iter().map(|&c| c as u32));
+                self.i += run;
+                if cps.len() > super::MAX_ELEMENTS {
+                    return Err(ReadError::at(
+                        pos,
+                        ErrorKind::LimitError,
+                        super::too_large(),
+                    ));
+                }
+                continue;
+            }
             let Some(c) = self.peek(0) else {
                 return Err(syntax(
                     pos,
