@@ -4,7 +4,7 @@
 use super::course::is_slug;
 use super::fields::{entries, Fields};
 use super::problems::Sink;
-use super::tree::{self, Node, Value};
+use super::tree::{Node, Value};
 use super::{CallCheck, Case, Lesson, Visibility};
 use crate::reference::TAGS;
 use crate::value::reader::{self, Lets};
@@ -119,7 +119,7 @@ fn read_case(
     sink: &mut Sink,
 ) -> Option<Case> {
     let at = node.span.start;
-    let line = tree::line_of(sink.text, at);
+    let line = sink.line(at);
     // The case id first, so every other problem can name the case.
     let raw_id = entries(node)
         .iter()

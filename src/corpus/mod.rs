@@ -346,11 +346,11 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
     let Some(course_text) = read_text(&course_path, &mut problems) else {
         return fail(problems);
     };
-    let (lessons, settings) = course::read(&mut problems::Sink {
-        file: course_path.clone(),
-        text: &course_text,
-        out: &mut problems,
-    });
+    let (lessons, settings) = course::read(&mut problems::Sink::new(
+        course_path.clone(),
+        &course_text,
+        &mut problems,
+    ));
 
     let mut files: Vec<(String, PathBuf)> = Vec::new(); // (relative path, path)
     let walker = walkdir::WalkDir::new(dir)
@@ -415,11 +415,7 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         if !lessons.iter().any(|l| l.id == folder) {
             continue; // already reported for the folder
         }
-        let mut sink = problems::Sink {
-            file: path.clone(),
-            text: &text,
-            out: &mut problems,
-        };
+        let mut sink = problems::Sink::new(path.clone(), &text, &mut problems);
         cases.extend(file::read(&mut sink, folder, &lessons, check));
     }
 

@@ -1,5 +1,6 @@
 //! Problems found while loading a corpus, each naming its file and line.
 
+use super::tree::Lines;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -51,16 +52,31 @@ impl fmt::Display for CorpusError {
 /// Collects problems for one file.
 pub(crate) struct Sink<'a> {
     pub file: PathBuf,
-    pub text: &'a str,
+    text: &'a str,
+    lines: Lines,
     pub out: &'a mut Vec<Problem>,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    pub fn new(file: PathBuf, text: &'a str, out: &'a mut Vec<Problem>) -> Sink<'a> {
+        Sink {
+            file,
+            text,
+            lines: Lines::new(text),
+            out,
+        }
+    }
+
+    /// The 1-based line of a byte offset of the file.
+    pub fn line(&self, offset: usize) -> usize {
+        self.lines.line_of(offset)
+    }
+
     /// A problem at a byte offset of the file.
     pub fn at(&mut self, offset: usize, case: Option<&str>, message: impl Into<String>) {
         self.out.push(Problem {
             file: self.file.clone(),
-            line: Some(super::tree::line_of(self.text, offset)),
+            line: Some(self.line(offset)),
             case: case.map(str::to_string),
             message: message.into(),
         });

@@ -153,14 +153,29 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
-/// 1-based line of a byte offset.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// Where each line of a text starts, so the line of any byte offset is a
+/// binary search (a file names the line of each of its cases and problems).
+#[derive(Clone, Debug)]
+pub struct Lines {
+    /// Byte offset of each line's start: 0, then one past each `\n`.
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: &str) -> Lines {
+        let newlines = text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
+        Lines {
+            starts: std::iter::once(0)
+                .chain(newlines.map(|(i, _)| i + 1))
+                .collect(),
+        }
+    }
+
+    /// 1-based line of a byte offset: one more than the `\n`s before it (an
+    /// offset past the end counts them all).
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset)
+    }
 }
 
 #[cfg(test)]
@@ -171,9 +186,10 @@ mod tests {
     fn spans_of_keys_values_and_case_tables() {
         let text = "checkpoint = \"x\"\n[let]\na = \"1\"\n\n[[case]]\nid = \"one\"\ntags = [\"valid\"]\n\n# note\n[[case]]\nid = \"two\"\n";
         let doc = parse(text).unwrap();
+        let line_of = |at| Lines::new(text).line_of(at);
         let names: Vec<_> = doc.iter().map(|(k, _)| k.name.as_str()).collect();
         assert_eq!(names, ["checkpoint", "let", "case"]);
-        assert_eq!(line_of(text, doc[0].0.span.start), 1);
+        assert_eq!(line_of(doc[0].0.span.start), 1);
         let Value::Array(cases) = &doc[2].1.value else {
             panic!()
         };
@@ -181,8 +197,8 @@ mod tests {
         let Value::Table(first) = &cases[0].value else {
             panic!()
         };
-        assert_eq!(line_of(text, first[0].0.span.start), 6);
-        assert_eq!(line_of(text, first[1].1.span.start), 7);
+        assert_eq!(line_of(first[0].0.span.start), 6);
+        assert_eq!(line_of(first[1].1.span.start), 7);
         let Value::Table(second) = &cases[1].value else {
             panic!()
         };
@@ -196,6 +212,7 @@ mod tests {
     #[test]
     fn syntax_errors_have_spans() {
         let e = parse("a = 1\nb = = 2\n").unwrap_err();
+        let line_of = |text, at| Lines::new(text).line_of(at);
         assert_eq!(line_of("a = 1\nb = = 2\n", e.span.unwrap().start), 2);
         let e = parse("a = 1\na = 2\n").unwrap_err();
         assert!(e.span.is_some());
@@ -203,5 +220,41 @@ mod tests {
         let e = parse(text).unwrap_err();
         assert_eq!(e.message, "dates and times are not allowed here");
         assert_eq!(line_of(text, e.span.unwrap().start), 3);
+    }
+
+    #[test]
+    fn line_index_agrees_with_counting_newlines() {
+        // The 1-based line of an offset, counted from the start of the text.
+        let counted = |text: &str, offset: usize| {
+            let end = offset.min(text.len());
+            text.as_bytes()[..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1
+        };
+        let texts = [
+            "",
+            "\n",
+            "\n\n\n",
+            "a",
+            "a = 1",
+            "a = 1\nb = 2",
+            "a = 1\nb = 2\n",
+            "a = 1\r\nb = 2\r\n\r\nc = 3",
+            "\r\r\n\r",
+            "é = \"ü\"\n\n# ✓\r\nx",
+        ];
+        for text in texts {
+            let lines = Lines::new(text);
+            for offset in 0..text.len() + 3 {
+                assert_eq!(
+                    lines.line_of(offset),
+                    counted(text, offset),
+                    "{text:?} at {offset}"
+                );
+            }
+            assert_eq!(lines.line_of(usize::MAX), counted(text, usize::MAX));
+        }
     }
 }

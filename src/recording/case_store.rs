@@ -15,6 +15,7 @@
 use super::format::{CaseOutcome, Recording};
 use crate::corpus::Corpus;
 use crate::integrity::Finding;
+use crate::value::tagged::Tagged;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,13 +64,28 @@ impl CaseInputs {
 /// One case's input as the harness reads it, and as its key hashes it:
 /// `{"f": function, "a": [args], "k": [[name, value]]}` (tagged JSON values).
 pub fn case_input(c: &crate::corpus::Case) -> String {
-    use crate::value::tagged::encode;
-    serde_json::json!({
-        "f": c.checkpoint,
-        "a": c.args.iter().map(encode).collect::<Vec<_>>(),
-        "k": c.kwargs.iter().map(|(k, v)| serde_json::json!([k, encode(v)])).collect::<Vec<_>>(),
-    })
-    .to_string()
+    serde_json::to_string(&CaseInput::of(c)).expect("tagged JSON has text keys only")
+}
+
+/// [`case_input`] as it serializes (written straight into a larger text).
+#[derive(serde::Serialize)]
+pub struct CaseInput<'a> {
+    f: &'a str,
+    a: Vec<Tagged<'a>>,
+    k: Vec<(&'a str, Tagged<'a>)>,
+}
+
+impl<'a> CaseInput<'a> {
+    pub fn of(c: &'a crate::corpus::Case) -> CaseInput<'a> {
+        CaseInput {
+            f: &c.checkpoint,
+            a: c.args.iter().map(Tagged).collect(),
+            k: c.kwargs
+                .iter()
+                .map(|(k, v)| (k.as_str(), Tagged(v)))
+                .collect(),
+        }
+    }
 }
 
 /// A case's key from its input: the first 16 bytes of its sha256.

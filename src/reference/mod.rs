@@ -157,12 +157,13 @@ fn name_list(names: &[&str]) -> String {
 
 /// Binds positional and keyword arguments to parameters as CPython does,
 /// with CPython's TypeError messages (checked in the same order: keywords,
-/// then too many positionals, then missing arguments).
-fn bind(
+/// then too many positionals, then missing arguments). Each parameter's
+/// slot holds its argument, or `None` for its default.
+fn bind<'a>(
     cp: &Checkpoint,
-    args: &[PyValue],
-    kwargs: &[(String, PyValue)],
-) -> Result<Vec<PyValue>, CallError> {
+    args: &'a [PyValue],
+    kwargs: &'a [(String, PyValue)],
+) -> Result<Vec<Option<&'a PyValue>>, CallError> {
     let (function, params) = (cp.name, cp.params);
     let bad = |msg: String| CallError::BadArguments(format!("{function}() {msg}"));
     let mut slots: Vec<Option<&PyValue>> = vec![None; params.len()];
@@ -211,14 +212,7 @@ fn bind(
             name_list(&missing)
         )));
     }
-    Ok(params
-        .iter()
-        .zip(slots)
-        .map(|(p, slot)| match slot {
-            Some(v) => v.clone(),
-            None => p.default.map_or(PyValue::None, |default| default()),
-        })
-        .collect())
+    Ok(slots)
 }
 
 /// Whether `function(*args, **kwargs)` is a call [`call`] answers (a
@@ -242,8 +236,25 @@ pub fn call(
 ) -> Result<Outcome, CallError> {
     let cp =
         checkpoint(function).ok_or_else(|| CallError::UnknownFunction(function.to_string()))?;
-    let bound = bind(cp, args, kwargs)?;
-    Ok(match (cp.run)(&bound) {
+    let slots = bind(cp, args, kwargs)?;
+    // Positional arguments filling every parameter are the bound arguments
+    // as they are (not copied).
+    let filled: Vec<PyValue>;
+    let bound = if kwargs.is_empty() && args.len() == cp.params.len() {
+        args
+    } else {
+        filled = cp
+            .params
+            .iter()
+            .zip(slots)
+            .map(|(p, slot)| match slot {
+                Some(v) => v.clone(),
+                None => p.default.map_or(PyValue::None, |default| default()),
+            })
+            .collect();
+        &filled
+    };
+    Ok(match (cp.run)(bound) {
         Ok(v) => Outcome::Returns(v),
         Err(_) => Outcome::Raises(Exception::ValueError),
     })

@@ -68,3 +68,28 @@ pub(crate) fn case_inputs(corpus: &Corpus) -> Inputs {
         &crate::recording::case_store::CaseInputs::of(corpus).each,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::case_store::case_input;
+
+    #[test]
+    fn the_visible_inputs_are_each_cases_input_in_one_array() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let corpus = crate::corpus::load(&dir).expect("the shipped corpus loads");
+        let inputs = case_inputs(&corpus);
+        let each: Vec<String> = inputs.order[..inputs.visible_count]
+            .iter()
+            .map(|&i| case_input(&corpus.cases[i]))
+            .collect();
+        assert!(!each.is_empty() && !inputs.hidden_each.is_empty());
+        assert_eq!(inputs.visible.get(), format!("[{}]", each.join(",")));
+        let hidden: Vec<String> = inputs.order[inputs.visible_count..]
+            .iter()
+            .map(|&i| case_input(&corpus.cases[i]))
+            .collect();
+        assert_eq!(inputs.hidden_each, hidden);
+        assert_eq!(inputs.hidden, format!("[{}]", hidden.join(",")));
+    }
+}

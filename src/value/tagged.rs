@@ -18,7 +18,8 @@
 use super::{budget, int_digits, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
-use serde_json::{Map, Number, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
 /// Errors decoding a tagged-JSON value.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -39,90 +40,110 @@ pub enum TaggedError {
 
 /// Encodes a value as tagged JSON.
 pub fn encode(v: &PyValue) -> Value {
-    match v {
-        PyValue::None => Value::Null,
-        PyValue::Bool(b) => Value::Bool(*b),
-        PyValue::Int(i) => match i.to_i64() {
-            Some(small) => Value::Number(small.into()),
-            None => tag("$int", Value::String(int_text(i))),
-        },
-        PyValue::Float(f) => match Number::from_f64(*f) {
-            Some(n) => Value::Number(n),
-            None => tag(
+    serde_json::to_value(Tagged(v)).expect("tagged JSON has text keys only")
+}
+
+/// A value as tagged JSON, written straight to a serializer (no
+/// `serde_json::Value` in between): the codec's encoder.
+#[derive(Clone, Copy)]
+pub struct Tagged<'a>(pub &'a PyValue);
+
+impl Serialize for Tagged<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            PyValue::None => s.serialize_unit(),
+            PyValue::Bool(b) => s.serialize_bool(*b),
+            PyValue::Int(i) => match i.to_i64() {
+                Some(small) => s.serialize_i64(small),
+                None => tag(s, "$int", &int_text(i)),
+            },
+            PyValue::Float(f) if f.is_finite() => s.serialize_f64(*f),
+            PyValue::Float(f) => tag(
+                s,
                 "$float",
-                Value::String(
-                    if f.is_nan() {
-                        "nan"
-                    } else if *f > 0.0 {
-                        "inf"
-                    } else {
-                        "-inf"
+                if f.is_nan() {
+                    "nan"
+                } else if *f > 0.0 {
+                    "inf"
+                } else {
+                    "-inf"
+                },
+            ),
+            PyValue::Str(text) => match text.to_rust_string() {
+                Some(text) => s.serialize_str(&text),
+                None => tag(s, "$str", text.code_points()),
+            },
+            PyValue::List(items) => s.collect_seq(items.iter().map(Tagged)),
+            PyValue::Tuple(items) => tag(s, "$tuple", &Items(items)),
+            PyValue::Dict(d) => {
+                let plain = d.iter().all(|(k, _)| match k {
+                    PyValue::Str(s) => {
+                        !s.has_surrogate() && s.code_points().first() != Some(&('$' as u32))
                     }
-                    .into(),
-                ),
-            ),
-        },
-        PyValue::Str(s) => encode_str(s),
-        PyValue::List(items) => Value::Array(items.iter().map(encode).collect()),
-        PyValue::Tuple(items) => tag("$tuple", Value::Array(items.iter().map(encode).collect())),
-        PyValue::Dict(d) => {
-            let plain = d.iter().all(|(k, _)| match k {
-                PyValue::Str(s) => {
-                    !s.has_surrogate() && s.code_points().first() != Some(&('$' as u32))
+                    _ => false,
+                });
+                if plain {
+                    s.collect_map(d.iter().map(|(k, v)| {
+                        let key = k
+                            .as_str()
+                            .and_then(PyStr::to_rust_string)
+                            .unwrap_or_default();
+                        (key, Tagged(v))
+                    }))
+                } else {
+                    tag(s, "$dict", &Entries(d))
                 }
-                _ => false,
-            });
-            if plain {
-                let mut m = Map::new();
-                for (k, v) in d.iter() {
-                    let key = k
-                        .as_str()
-                        .and_then(PyStr::to_rust_string)
-                        .unwrap_or_default();
-                    m.insert(key, encode(v));
-                }
-                Value::Object(m)
-            } else {
-                tag(
-                    "$dict",
-                    Value::Array(
-                        d.iter()
-                            .map(|(k, v)| Value::Array(vec![encode(k), encode(v)]))
-                            .collect(),
-                    ),
-                )
             }
-        }
-        PyValue::Opaque { type_name, repr } => tag(
-            "$opaque",
-            serde_json::json!({ "type": type_name, "repr": repr }),
-        ),
-        PyValue::Match(m) => tag(
-            "$match",
-            serde_json::json!({ "call": m.call(), "text": m.text() }),
-        ),
-    }
-}
-
-fn encode_str(s: &PyStr) -> Value {
-    match s.to_rust_string() {
-        Some(text) => Value::String(text),
-        None => tag(
-            "$str",
-            Value::Array(
-                s.code_points()
-                    .iter()
-                    .map(|&c| Value::Number(c.into()))
-                    .collect(),
+            PyValue::Opaque { type_name, repr } => tag(
+                s,
+                "$opaque",
+                &Fields(&[("type", type_name.as_str()), ("repr", repr.as_str())]),
             ),
-        ),
+            PyValue::Match(m) => tag(
+                s,
+                "$match",
+                &Fields(&[("call", m.call().as_str()), ("text", m.text().as_str())]),
+            ),
+        }
     }
 }
 
-fn tag(name: &str, inner: Value) -> Value {
-    let mut m = Map::new();
-    m.insert(name.to_string(), inner);
-    Value::Object(m)
+/// Items as a tagged-JSON array.
+struct Items<'a>(&'a [PyValue]);
+
+impl Serialize for Items<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Tagged))
+    }
+}
+
+/// A dict as `[[key, value], ...]`.
+struct Entries<'a>(&'a PyDict);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|(k, v)| [Tagged(k), Tagged(v)]))
+    }
+}
+
+/// A JSON object of text fields, in order.
+struct Fields<'a>(&'a [(&'a str, &'a str)]);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().copied())
+    }
+}
+
+/// `{name: inner}`.
+fn tag<S: Serializer, T: Serialize + ?Sized>(
+    s: S,
+    name: &str,
+    inner: &T,
+) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(1))?;
+    m.serialize_entry(name, inner)?;
+    m.end()
 }
 
 /// Decodes tagged JSON into a value (a returned value, an argument): a
@@ -424,6 +445,55 @@ mod tests {
             ("b", PyValue::int(1)),
             ("a", PyValue::Tuple(vec![])),
         ]));
+    }
+
+    #[test]
+    fn every_kind_has_its_exact_text() {
+        use crate::value::Matcher;
+        let d: PyDict = vec![
+            (PyValue::int(1), PyValue::str("int key")),
+            (PyValue::str("$k"), PyValue::Tuple(vec![PyValue::None])),
+        ]
+        .into_iter()
+        .collect();
+        let v = PyValue::List(vec![
+            PyValue::None,
+            PyValue::Bool(true),
+            PyValue::int(-7),
+            PyValue::Int(BigInt::from(2u8).pow(70)),
+            PyValue::Int(-BigInt::from(2u8).pow(1100)),
+            PyValue::Float(3.0),
+            PyValue::Float(-0.0),
+            PyValue::Float(1e300),
+            PyValue::Float(5e-324),
+            PyValue::Float(f64::NAN),
+            PyValue::Float(f64::INFINITY),
+            PyValue::Float(f64::NEG_INFINITY),
+            PyValue::str("é\"\n\u{1F600}"),
+            PyValue::Str(PyStr::from_code_points(vec![0x61, 0xD800])),
+            PyValue::Tuple(vec![PyValue::int(1), PyValue::Tuple(vec![])]),
+            PyValue::Dict(d),
+            PyValue::dict_of(vec![("b", PyValue::int(1)), ("a", PyValue::List(vec![]))]),
+            PyValue::Opaque {
+                type_name: "set".into(),
+                repr: "{1}".into(),
+            },
+            PyValue::Match(Matcher::non_empty_str()),
+        ]);
+        let text = format!(
+            concat!(
+                r#"[null,true,-7,{{"$int":"1180591620717411303424"}},{{"$int":"-0x1{}"}},"#,
+                r#"3.0,-0.0,1e+300,5e-324,{{"$float":"nan"}},{{"$float":"inf"}},{{"$float":"-inf"}},"#,
+                r#""é\"\n😀",{{"$str":[97,55296]}},{{"$tuple":[1,{{"$tuple":[]}}]}},"#,
+                r#"{{"$dict":[[1,"int key"],["$k",{{"$tuple":[null]}}]]}},{{"b":1,"a":[]}},"#,
+                r#"{{"$opaque":{{"type":"set","repr":"{{1}}"}}}},"#,
+                r#"{{"$match":{{"call":"any_str(min_len=1)","text":"<any non-empty str>"}}}}]"#
+            ),
+            "0".repeat(275)
+        );
+        // Written straight, and through a `serde_json::Value`, alike.
+        assert_eq!(serde_json::to_string(&Tagged(&v)).unwrap(), text);
+        assert_eq!(encode(&v).to_string(), text);
     }
 
     #[test]

@@ -127,12 +127,12 @@ fn tn(v: &PyValue) -> &str {
     v.type_name()
 }
 
-/// Evaluates a node.
-pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
+/// Evaluates a node, consuming it (its constants become parts of the value).
+pub(super) fn eval(node: Node, lets: &Lets) -> Result<Val, ReadError> {
     let pos = node.pos;
-    match &node.expr {
-        Expr::Const(v) => Ok(Val::scalar(v.clone())),
-        Expr::Name(n) => match lets.get(n) {
+    match node.expr {
+        Expr::Const(v) => Ok(Val::scalar(v)),
+        Expr::Name(n) => match lets.get(&n) {
             Some(v) => Ok(v.clone()),
             None if n == "float" || n == "chr" => Err(err(
                 pos,
@@ -145,35 +145,17 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
                 format!("name '{n}' is not defined"),
             )),
         },
-        Expr::List(items) | Expr::Tuple(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            let (mut weight, mut depth) = (items.len(), 0);
-            for item in items {
-                let v = eval(item, lets)?;
-                weight = weight.saturating_add(v.weight);
-                depth = depth.max(v.depth);
-                check_size(pos, weight, depth + 1)?;
-                out.push(v.v);
-            }
-            let v = if matches!(node.expr, Expr::List(_)) {
-                PyValue::List(out)
-            } else {
-                PyValue::Tuple(out)
-            };
-            Ok(Val {
-                v,
-                weight,
-                depth: depth + 1,
-            })
-        }
+        Expr::List(items) => eval_seq(pos, items, lets, PyValue::List),
+        Expr::Tuple(items) => eval_seq(pos, items, lets, PyValue::Tuple),
         Expr::Dict(items) => {
             let mut d = PyDict::new();
             let (mut weight, mut depth) = (items.len(), 0);
             for (kn, vn) in items {
+                let key_pos = kn.pos;
                 let k = eval(kn, lets)?;
                 let v = eval(vn, lets)?;
                 if let Some(bad) = unhashable_part(&k.v) {
-                    return Err(type_error(kn.pos, format!("unhashable type: '{bad}'")));
+                    return Err(type_error(key_pos, format!("unhashable type: '{bad}'")));
                 }
                 weight = weight.saturating_add(k.weight).saturating_add(v.weight);
                 depth = depth.max(k.depth).max(v.depth);
@@ -187,10 +169,10 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
             })
         }
         Expr::Unary(sign, operand) => {
-            let v = eval(operand, lets)?;
+            let v = eval(*operand, lets)?;
             match as_num(&v.v) {
-                Some(Num::Int(i)) => int_val(pos, if *sign == '-' { -i } else { i }),
-                Some(Num::Float(f)) => Ok(Val::scalar(PyValue::Float(if *sign == '-' {
+                Some(Num::Int(i)) => int_val(pos, if sign == '-' { -i } else { i }),
+                Some(Num::Float(f)) => Ok(Val::scalar(PyValue::Float(if sign == '-' {
                     -f
                 } else {
                     f
@@ -202,14 +184,14 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
             }
         }
         Expr::Binary(op, a, b) => {
-            let a = eval(a, lets)?;
-            let b = eval(b, lets)?;
+            let a = eval(*a, lets)?;
+            let b = eval(*b, lets)?;
             binary(pos, op, a, b)
         }
         Expr::Call { name, args, kwargs } => {
-            if lets.get(name).is_some() {
+            if lets.get(&name).is_some() {
                 let v = lets
-                    .get(name)
+                    .get(&name)
                     .map(|v| tn(&v.v).to_string())
                     .unwrap_or_default();
                 return Err(type_error(pos, format!("'{v}' object is not callable")));
@@ -221,9 +203,9 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
             if crate::value::matcher::NAMES.contains(&name.as_str()) {
                 let mut kw = Vec::with_capacity(kwargs.len());
                 for (k, _, node) in kwargs {
-                    kw.push((k.clone(), eval(node, lets)?.v));
+                    kw.push((k, eval(node, lets)?.v));
                 }
-                return crate::value::Matcher::from_call(name, vals.len(), &kw)
+                return crate::value::Matcher::from_call(&name, vals.len(), &kw)
                     .map(|m| Val::scalar(PyValue::Match(m)))
                     .map_err(|msg| type_error(pos, msg));
             }
@@ -242,6 +224,29 @@ pub(super) fn eval(node: &Node, lets: &Lets) -> Result<Val, ReadError> {
             }
         }
     }
+}
+
+/// A list or tuple display.
+fn eval_seq(
+    pos: usize,
+    items: Vec<Node>,
+    lets: &Lets,
+    make: fn(Vec<PyValue>) -> PyValue,
+) -> Result<Val, ReadError> {
+    let mut out = Vec::with_capacity(items.len());
+    let (mut weight, mut depth) = (items.len(), 0);
+    for item in items {
+        let v = eval(item, lets)?;
+        weight = weight.saturating_add(v.weight);
+        depth = depth.max(v.depth);
+        check_size(pos, weight, depth + 1)?;
+        out.push(v.v);
+    }
+    Ok(Val {
+        v: make(out),
+        weight,
+        depth: depth + 1,
+    })
 }
 
 /// The first unhashable type inside a would-be dict key.

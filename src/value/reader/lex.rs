@@ -147,10 +147,13 @@ impl Lexer<'_> {
     }
 
     fn op(&mut self, pos: usize, c: char) -> Result<(), ReadError> {
+        // Every operator is ASCII: compared byte for char, the first one first.
+        let rest = &self.s[self.i..];
         let op = OPS.iter().find(|op| {
-            op.chars()
-                .enumerate()
-                .all(|(k, oc)| self.peek(k) == Some(oc))
+            let op = op.as_bytes();
+            char::from(op[0]) == c
+                && op.len() <= rest.len()
+                && op.iter().zip(rest).all(|(&oc, &c)| c == char::from(oc))
         });
         let Some(&op) = op else {
             return Err(syntax(
@@ -184,7 +187,7 @@ impl Lexer<'_> {
             }
             _ => {}
         }
-        self.i += op.chars().count();
+        self.i += op.len();
         self.push(pos, Tok::Op(op));
         Ok(())
     }
@@ -336,7 +339,29 @@ impl Lexer<'_> {
         // Only computed on error: counting lines per literal would be quadratic.
         let start_line = |s: &[char]| s[..pos].iter().filter(|&&c| c == '\n').count() + 1;
         let mut cps: Vec<u32> = Vec::new();
+        // Is `c` taken as it is, whatever follows?
+        let plain = |c: char| c != q && c != '\\' && (triple || c != '\n');
         loop {
+            // A run of plain chars at once (as if pushed one by one, so never
+            // more than one past the cap).
+            let room = (super::MAX_ELEMENTS + 1).saturating_sub(cps.len());
+            let run = self.s[self.i..]
+                .iter()
+                .take(room)
+                .take_while(|&&c| plain(c))
+                .count();
+            if run > 0 {
+                cps.extend(self.s[self.i..self.i + run].iter().map(|&c| c as u32));
+                self.i += run;
+                if cps.len() > super::MAX_ELEMENTS {
+                    return Err(ReadError::at(
+                        pos,
+                        ErrorKind::LimitError,
+                        super::too_large(),
+                    ));
+                }
+                continue;
+            }
             let Some(c) = self.peek(0) else {
                 return Err(syntax(
                     pos,
@@ -500,4 +525,13 @@ pub fn is_string_prefix(name: &str) -> bool {
         name.to_ascii_lowercase().as_str(),
         "r" | "u" | "b" | "f" | "t" | "br" | "rb" | "fr" | "rf" | "tr" | "rt"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn operators_are_ascii() {
+        // `Lexer::op` compares them byte for char.
+        assert!(super::OPS.iter().all(|op| op.is_ascii()));
+    }
 }

@@ -255,9 +255,9 @@ fn eval_names(text: &str, lets: &Lets) -> Result<(Val, Vec<String>), ReadError> 
         let mut p = parse::Parser::new(toks);
         let node = p.expr_list()?;
         p.finish()?;
-        let v = eval::eval(&node, lets)?;
         let mut names = Vec::new();
         node.names(&mut names);
+        let v = eval::eval(node, lets)?;
         Ok((v, names))
     };
     run().map_err(|e: ReadError| e.locate(&src))
@@ -305,23 +305,25 @@ pub fn parse_call(text: &str, lets: &Lets) -> Result<Call, ReadError> {
             }
             Ok(())
         };
-        for a in &args {
+        for a in args {
+            let pos = a.pos;
             let v = eval::eval(a, lets)?;
-            no_matcher(&v, a.pos)?;
+            no_matcher(&v, pos)?;
             total = total.saturating_add(v.weight);
             if total > MAX_ELEMENTS {
-                return Err(ReadError::at(a.pos, ErrorKind::LimitError, too_large()));
+                return Err(ReadError::at(pos, ErrorKind::LimitError, too_large()));
             }
             out.args.push(v.v);
         }
-        for (k, _, a) in &kwargs {
+        for (k, _, a) in kwargs {
+            let pos = a.pos;
             let v = eval::eval(a, lets)?;
-            no_matcher(&v, a.pos)?;
+            no_matcher(&v, pos)?;
             total = total.saturating_add(v.weight);
             if total > MAX_ELEMENTS {
-                return Err(ReadError::at(a.pos, ErrorKind::LimitError, too_large()));
+                return Err(ReadError::at(pos, ErrorKind::LimitError, too_large()));
             }
-            out.kwargs.push((k.clone(), v.v));
+            out.kwargs.push((k, v.v));
         }
         Ok(out)
     };

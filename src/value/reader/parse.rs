@@ -81,12 +81,21 @@ impl Parser {
         &self.toks[self.i.min(self.toks.len() - 1)]
     }
 
+    /// Moves past the current token and returns it (taken out of `toks`: no
+    /// token is looked at again once passed). Never passes `End`.
     fn next(&mut self) -> Token {
-        let t = self.peek().clone();
-        if self.i < self.toks.len() - 1 {
+        let last = self.toks.len() - 1;
+        if self.i < last {
+            let passed = Token {
+                pos: self.toks[self.i].pos,
+                kind: Tok::End,
+            };
+            let t = std::mem::replace(&mut self.toks[self.i], passed);
             self.i += 1;
+            t
+        } else {
+            self.toks[last].clone()
         }
-        t
     }
 
     fn is_op(&self, op: &str) -> bool {
@@ -202,19 +211,19 @@ impl Parser {
 
     /// `factor := ('-' | '+') factor | power`
     fn factor(&mut self) -> Result<Node, ReadError> {
-        let t = self.peek().clone();
-        let sign = match t.kind {
-            Tok::Op("-") => '-',
-            Tok::Op("+") => '+',
+        let t = self.peek();
+        let (pos, sign) = match t.kind {
+            Tok::Op("-") => (t.pos, '-'),
+            Tok::Op("+") => (t.pos, '+'),
             Tok::Op("~") => return Err(self.unexpected("an expression")),
             _ => return self.power(),
         };
         self.next();
-        self.enter(t.pos)?;
+        self.enter(pos)?;
         let operand = self.factor()?;
         self.depth -= 1;
         Ok(Node {
-            pos: t.pos,
+            pos,
             expr: Expr::Unary(sign, Box::new(operand)),
         })
     }
@@ -285,15 +294,15 @@ impl Parser {
             if self.eat_op(")") {
                 return Ok((args, kwargs));
             }
-            let t = self.peek().clone();
+            let pos = self.peek().pos;
             if self.is_op("*") || self.is_op("**") {
                 return Err(ReadError::at(
-                    t.pos,
+                    pos,
                     ErrorKind::Unsupported,
                     "argument unpacking (*args, **kwargs) is not supported",
                 ));
             }
-            let is_kw = matches!(t.kind, Tok::Name(_))
+            let is_kw = matches!(self.peek().kind, Tok::Name(_))
                 && matches!(
                     self.toks.get(self.i + 1),
                     Some(Token {
@@ -302,16 +311,15 @@ impl Parser {
                     })
                 );
             if is_kw {
-                let Tok::Name(name) = t.kind else {
+                let Tok::Name(name) = self.next().kind else {
                     unreachable!("checked above")
                 };
                 self.next();
-                self.next();
                 if kwargs.iter().any(|(k, _, _)| *k == name) {
-                    return Err(syntax(t.pos, format!("keyword argument repeated: {name}")));
+                    return Err(syntax(pos, format!("keyword argument repeated: {name}")));
                 }
                 let value = self.expr()?;
-                kwargs.push((name, t.pos, value));
+                kwargs.push((name, pos, value));
             } else {
                 let value = self.expr()?;
                 if !kwargs.is_empty() {
@@ -331,7 +339,7 @@ impl Parser {
     fn atom(&mut self) -> Result<Node, ReadError> {
         let t = self.next();
         let pos = t.pos;
-        let expr = match t.kind.clone() {
+        let expr = match t.kind {
             Tok::Int(i) => Expr::Const(PyValue::Int(i)),
             Tok::Float(f) => Expr::Const(PyValue::Float(f)),
             Tok::Str(s) => {
@@ -428,7 +436,7 @@ impl Parser {
                 self.depth -= 1;
                 Expr::Dict(items)
             }
-            _ => return Err(unexpected(&t, "an expression")),
+            kind => return Err(unexpected(&Token { pos, kind }, "an expression")),
         };
         Ok(Node { pos, expr })
     }

@@ -335,6 +335,11 @@ fn size_and_depth_caps() {
     let e = fails("[[0] * 1000] * 100_000");
     assert_eq!(e.kind, ErrorKind::LimitError);
     assert_eq!(ev("'x' * 1_000_000").as_str().unwrap().len(), 1_000_000);
+    // A literal is capped as it is read, to the char.
+    let at_cap = format!("'{}'", "x".repeat(MAX_ELEMENTS));
+    assert_eq!(ev(&at_cap).as_str().unwrap().len(), MAX_ELEMENTS);
+    let over = format!("\"\"\"{}\\n\"\"\"", "x".repeat(MAX_ELEMENTS + 1));
+    assert_eq!(fails(&over).kind, ErrorKind::LimitError);
     assert_eq!(fails("10 ** 5000").kind, ErrorKind::LimitError);
     assert_eq!(
         fails("(10 ** 4000) * (10 ** 4000)").kind,
