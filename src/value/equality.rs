@@ -237,7 +237,8 @@ mod tests {
     #[test]
     fn collecting_a_dict_is_inserting_each_pair() {
         // Every key twice, in two orders, with distinct values: collect (by
-        // hash) must keep the same keys, order and values as insert (by scan).
+        // scan while small, then by hash) must keep the same keys, order and
+        // values as insert (by scan), for every length.
         let keys = keys();
         let pairs: Vec<(PyValue, PyValue)> = keys
             .iter()
@@ -245,19 +246,23 @@ mod tests {
             .enumerate()
             .map(|(i, k)| (k.clone(), PyValue::int(i as i64)))
             .collect();
-        let mut inserted = PyDict::new();
-        for (k, v) in pairs.clone() {
-            inserted.insert(k, v);
-        }
-        let collected: PyDict = pairs.into_iter().collect();
-        assert!(inserted.len() < 2 * keys.len(), "some keys were merged");
-        let a: Vec<_> = inserted.iter().collect();
-        let b: Vec<_> = collected.iter().collect();
-        assert_eq!(a.len(), b.len());
-        for ((k1, v1), (k2, v2)) in a.into_iter().zip(b) {
-            // (Debug, not strict_eq: opaque keys are never strictly equal.)
-            assert_eq!(format!("{k1:?}"), format!("{k2:?}"));
-            assert!(strict_eq(v1, v2), "{k1:?}: {v1:?} vs {v2:?}");
+        for n in 0..=pairs.len() {
+            let mut inserted = PyDict::new();
+            for (k, v) in pairs[..n].iter().cloned() {
+                inserted.insert(k, v);
+            }
+            let collected: PyDict = pairs[..n].iter().cloned().collect();
+            if n == pairs.len() {
+                assert!(inserted.len() < 2 * keys.len(), "some keys were merged");
+            }
+            let a: Vec<_> = inserted.iter().collect();
+            let b: Vec<_> = collected.iter().collect();
+            assert_eq!(a.len(), b.len());
+            for ((k1, v1), (k2, v2)) in a.into_iter().zip(b) {
+                // (Debug, not strict_eq: opaque keys are never strictly equal.)
+                assert_eq!(format!("{k1:?}"), format!("{k2:?}"));
+                assert!(strict_eq(v1, v2), "{k1:?}: {v1:?} vs {v2:?}");
+            }
         }
     }
 }

@@ -115,19 +115,39 @@ impl PyDict {
 /// Python's `dict(pairs)`: as [`PyDict::insert`] one pair after the other,
 /// but keys are found by hash, so a huge dict (a student's recorded return
 /// value) costs linear time, not quadratic.
+/// Up to this many keys, a dict being built compares each new key with
+/// those before it; past them, it looks keys up by hash.
+const SMALL_DICT: usize = 8;
+
 impl FromIterator<(PyValue, PyValue)> for PyDict {
     fn from_iter<T: IntoIterator<Item = (PyValue, PyValue)>>(iter: T) -> Self {
         use std::hash::BuildHasher;
-        let state = std::collections::hash_map::RandomState::new();
-        let mut slots: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        let mut iter = iter.into_iter();
         let mut d = PyDict::new();
-        for (k, v) in iter {
+        while d.entries.len() < SMALL_DICT {
+            let Some((k, v)) = iter.next() else {
+                return d;
+            };
+            d.insert(k, v);
+        }
+        let state = std::collections::hash_map::RandomState::new();
+        let hash = |k: &PyValue| {
             let mut h = state.build_hasher();
-            if !equality::hash_key(&k, &mut h) {
-                d.entries.push((k, v)); // equal to no other key
-                continue;
+            // `None`: a key equal to no other key.
+            equality::hash_key(k, &mut h).then(|| std::hash::Hasher::finish(&h))
+        };
+        let mut slots: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        for (i, (k, _)) in d.entries.iter().enumerate() {
+            if let Some(h) = hash(k) {
+                slots.entry(h).or_default().push(i);
             }
-            let same_hash = slots.entry(std::hash::Hasher::finish(&h)).or_default();
+        }
+        for (k, v) in iter {
+            let Some(h) = hash(&k) else {
+                d.entries.push((k, v));
+                continue;
+            };
+            let same_hash = slots.entry(h).or_default();
             match same_hash.iter().find(|&&i| py_key_eq(&d.entries[i].0, &k)) {
                 Some(&i) => d.entries[i].1 = v,
                 None => {

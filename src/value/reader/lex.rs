@@ -34,6 +34,20 @@ const OPS: &[&str] = &[
     "=", "+", "-", "*", "/", "%", "@", ".", "~", "<", ">", "&", "|", "^", ";",
 ];
 
+/// For each ASCII char, the operators starting with it: bit `k` stands for
+/// `OPS[k]`. Every operator is ASCII (so it is compared byte for char).
+const OPS_BY_FIRST: [u64; 128] = {
+    assert!(OPS.len() <= 64);
+    let mut table = [0u64; 128];
+    let mut k = 0;
+    while k < OPS.len() {
+        assert!(OPS[k].is_ascii());
+        table[OPS[k].as_bytes()[0] as usize] |= 1 << k;
+        k += 1;
+    }
+    table
+};
+
 /// Python's limit on open brackets (the tokenizer's MAXLEVEL).
 const MAX_BRACKETS: usize = 200;
 
@@ -147,13 +161,20 @@ impl Lexer<'_> {
     }
 
     fn op(&mut self, pos: usize, c: char) -> Result<(), ReadError> {
-        // Every operator is ASCII: compared byte for char, the first one first.
+        // The first of the operators starting with `c` that `rest` starts with.
         let rest = &self.s[self.i..];
-        let op = OPS.iter().find(|op| {
-            let op = op.as_bytes();
-            char::from(op[0]) == c
-                && op.len() <= rest.len()
-                && op.iter().zip(rest).all(|(&oc, &c)| c == char::from(oc))
+        let mut candidates = if c.is_ascii() {
+            OPS_BY_FIRST[c as usize]
+        } else {
+            0
+        };
+        let op = std::iter::from_fn(|| {
+            let k = candidates.trailing_zeros() as usize;
+            candidates &= candidates.wrapping_sub(1);
+            OPS.get(k)
+        })
+        .find(|op| {
+            op.len() <= rest.len() && op.bytes().zip(rest).all(|(o, &c)| c == char::from(o))
         });
         let Some(&op) = op else {
             return Err(syntax(
@@ -525,13 +546,4 @@ pub fn is_string_prefix(name: &str) -> bool {
         name.to_ascii_lowercase().as_str(),
         "r" | "u" | "b" | "f" | "t" | "br" | "rb" | "fr" | "rf" | "tr" | "rt"
     )
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn operators_are_ascii() {
-        // `Lexer::op` compares them byte for char.
-        assert!(super::OPS.iter().all(|op| op.is_ascii()));
-    }
 }
