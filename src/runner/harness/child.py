@@ -143,10 +143,10 @@ def _run_case(mod_dict, case):
         except BaseException:
             found = {}
     # A plain result (lists, dicts, scalars: no tuple) none of whose lists
-    # and dicts anything outside it holds shares nothing: an object it
-    # shared with the arguments would be held by one of theirs, which is
-    # not the result's (args and kwargs are the call's own). Then neither
-    # the arguments nor the module need a walk.
+    # and dicts is held from outside it shares nothing: one it shared with
+    # the arguments would be held by a list, dict or tuple of theirs outside
+    # the result (nor may it hold this call's own args list or kwargs dict).
+    # Then neither the arguments nor the module need a walk.
     fresh = False
     if whole and ids is not None and _REF_BASE is not None and id(args) not in found and id(kwargs) not in found:
         try:
