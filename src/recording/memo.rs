@@ -9,7 +9,7 @@
 //! the newest entry is always kept, so a text just remembered is recalled.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::sync::RwLock;
 
 /// What an entry costs beside its text and its value's own bytes: the
@@ -19,6 +19,9 @@ const ENTRY_BYTES: usize = 128;
 /// Outcome texts and what each gave, in shards behind locks of their own
 /// (so that threads seldom wait for each other).
 pub struct Memo<V> {
+    /// The texts' hash, keyed afresh each run (no text can be chosen to
+    /// collide with another): computed once per call, it picks the shard
+    /// and is the entry's key there.
     hasher: RandomState,
     shards: Box<[RwLock<Shard<V>>]>,
     /// Bytes one shard keeps before it starts afresh.
@@ -28,8 +31,30 @@ pub struct Memo<V> {
 }
 
 struct Shard<V> {
-    kept: HashMap<Box<str>, V>,
+    /// By the text's hash: the text (a hit is the same text, never only the
+    /// same hash) and what it gave.
+    kept: HashMap<u64, (Box<str>, V), BuildHasherDefault<Hashed>>,
     bytes: usize,
+}
+
+/// The map's hasher over a hash already made: the key itself.
+#[derive(Default)]
+struct Hashed(u64);
+
+impl Hasher for Hashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
 }
 
 impl<V: Clone> Memo<V> {
@@ -42,7 +67,7 @@ impl<V: Clone> Memo<V> {
             shards: (0..shards)
                 .map(|_| {
                     RwLock::new(Shard {
-                        kept: HashMap::new(),
+                        kept: HashMap::default(),
                         bytes: 0,
                     })
                 })
@@ -52,16 +77,22 @@ impl<V: Clone> Memo<V> {
         }
     }
 
-    fn shard(&self, text: &str) -> &RwLock<Shard<V>> {
-        match self.shards.len() {
-            1 => &self.shards[0],
-            n => &self.shards[self.hasher.hash_one(text) as usize % n],
-        }
+    /// The text's hash and its shard (chosen by other bits than the map's
+    /// buckets are).
+    fn shard(&self, text: &str) -> (u64, &RwLock<Shard<V>>) {
+        let hash = self.hasher.hash_one(text);
+        (
+            hash,
+            &self.shards[(hash >> 32) as usize % self.shards.len()],
+        )
     }
 
     /// What `text` gave, if it is kept.
     pub fn recall(&self, text: &str) -> Option<V> {
-        self.shard(text).read().ok()?.kept.get(text).cloned()
+        let (hash, shard) = self.shard(text);
+        let shard = shard.read().ok()?;
+        let (kept, value) = shard.kept.get(&hash)?;
+        (**kept == *text).then(|| value.clone())
     }
 
     /// Keeps what `text` gave (`value`, about `value_bytes` bytes besides
@@ -71,17 +102,19 @@ impl<V: Clone> Memo<V> {
         if cost > self.shard_bytes || self.shard_entries == 0 {
             return;
         }
-        let Ok(mut shard) = self.shard(text).write() else {
+        let (hash, shard) = self.shard(text);
+        let Ok(mut shard) = shard.write() else {
             return;
         };
-        if shard.kept.contains_key(text) {
+        // Kept already (or another text of the same hash is: it stays).
+        if shard.kept.contains_key(&hash) {
             return;
         }
         if shard.bytes + cost > self.shard_bytes || shard.kept.len() >= self.shard_entries {
             shard.kept.clear();
             shard.bytes = 0;
         }
-        shard.kept.insert(text.into(), value);
+        shard.kept.insert(hash, (text.into(), value));
         shard.bytes += cost;
     }
 }

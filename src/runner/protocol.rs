@@ -29,10 +29,13 @@
 //!    session compiled, when the store has one), and for a subset of the
 //!    cases `visible` (positions among the visible inputs) and `hidden`
 //!    (how many hidden cases it runs).
-//! 4. When the job runs hidden cases and every visible one is answered, the
-//!    harness asks [`HIDDEN_REQUEST`]; the grader answers with one line, a
-//!    JSON array of the hidden inputs the job runs (all of them, in corpus
-//!    order, or the subset's).
+//! 4. When the job runs hidden cases and the supervisor does not hold
+//!    their inputs yet, the harness asks [`HIDDEN_REQUEST`] as the job
+//!    starts; the grader answers with one line, a JSON array of the hidden
+//!    inputs the job runs (all of them, in corpus order, or the subset's).
+//!    The supervisor prepares them while the visible cases run and hands
+//!    them to the submission's process only once every visible case is
+//!    answered.
 //! 5. The **reply** (harness → grader, one line): a JSON head ([`Head`]:
 //!    `n` outcomes, the captured `output`, runtime `integrity` findings,
 //!    the `pyc` it compiled, or an `error`), then each outcome after a tab,
@@ -46,8 +49,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
-/// What a supervisor writes when its submission's visible cases are all
-/// answered and it needs the hidden cases' inputs.
+/// What a supervisor writes when a job needs the hidden cases' inputs.
 pub const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
 
 /// The first line a harness reads, written as it starts (before the run

@@ -147,9 +147,107 @@ fn tag<S: Serializer, T: Serialize + ?Sized>(
 }
 
 /// Decodes tagged JSON into a value (a returned value, an argument): a
-/// `$match` anywhere is an error.
+/// `$match` anywhere is an error. Only an object with a key starting with
+/// `$` (a tag, or a key refused as one) can make it fail: JSON without one
+/// always decodes, which [`DollarKeys`] relies on.
 pub fn decode(v: &Value) -> Result<PyValue, TaggedError> {
     decode_with(v, false, &Default::default())
+}
+
+/// Whether JSON text holds an object key starting with `$` anywhere, read
+/// as the JSON of a [`Value`] is (same parser, same errors) but never
+/// built: a value without one is known to [`decode`] without building it
+/// or its Python value.
+pub struct DollarKeys(pub bool);
+
+impl<'de> serde::Deserialize<'de> for DollarKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DollarKeysVisitor)
+    }
+}
+
+struct DollarKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for DollarKeysVisitor {
+    type Value = DollarKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_i128<E>(self, _: i128) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_u128<E>(self, _: u128) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_unit<E>(self) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_none<E>(self) -> Result<DollarKeys, E> {
+        Ok(DollarKeys(false))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<DollarKeys, A::Error> {
+        let mut any = false;
+        while let Some(DollarKeys(inside)) = seq.next_element()? {
+            any |= inside;
+        }
+        Ok(DollarKeys(any))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<DollarKeys, A::Error> {
+        let mut any = false;
+        while let Some(DollarKey(key)) = map.next_key()? {
+            let DollarKeys(inside) = map.next_value()?;
+            any |= key || inside;
+        }
+        Ok(DollarKeys(any))
+    }
+}
+
+/// Whether an object key starts with `$` (read as [`Value`] reads keys).
+struct DollarKey(bool);
+
+impl<'de> serde::Deserialize<'de> for DollarKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = DollarKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string key")
+            }
+
+            fn visit_str<E>(self, key: &str) -> Result<DollarKey, E> {
+                Ok(DollarKey(key.starts_with('$')))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
 }
 
 /// Decodes tagged JSON of an expected value, which may hold matchers.
@@ -412,6 +510,49 @@ mod tests {
             strict_eq(&v, &back),
             "{v:?} came back from {text} as {back:?}"
         );
+    }
+
+    /// The scan reads what `Value` reads, and finds every `$` key: where
+    /// it finds none, the text decodes.
+    #[test]
+    fn dollar_keys_are_found_wherever_they_are() {
+        use crate::recording::json::{from_slice, MAX_VALUE_NESTING};
+        let scan = |t: &str| from_slice::<DollarKeys>(t.as_bytes(), MAX_VALUE_NESTING).map(|d| d.0);
+        for (text, dollar) in [
+            ("null", false),
+            (
+                "[1, -2, 3.5, 1e300, 18446744073709551615, -9223372036854775808, \"$x\", true]",
+                false,
+            ),
+            (
+                "{\"a\": {\"b\": [{}, {\"c\": \"$int\"}]}, \"d\": []}",
+                false,
+            ),
+            ("{\"k\": 1, \"k\": {\"$nope\": 1}}", true),
+            ("{\"$int\": \"123456789012345678901234567890\"}", true),
+            ("[[[{\"a\": 1, \"$b\": 2}]]]", true),
+            ("{\"\\u0024esc\": 1}", true),
+            ("{\"\\ud83d\\ude00\": \"\\u00e9\"}", false),
+        ] {
+            assert_eq!(scan(text).unwrap(), dollar, "{text}");
+            let value: Value = serde_json::from_str(text).unwrap();
+            if !dollar {
+                assert!(decode(&value).is_ok(), "{text}");
+            }
+        }
+        // What `Value` refuses, the scan refuses.
+        for text in [
+            "1e400",
+            "[1,]",
+            "{\"a\" 1}",
+            "\"\\ud800\"",
+            "[1] 2",
+            "{1: 2}",
+            "nul",
+        ] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+            assert!(scan(text).is_err(), "{text}");
+        }
     }
 
     #[test]

@@ -112,12 +112,15 @@ def _run_case(mod_dict, case):
     if _getpid() != pid:  # a process the student forked returned from the call
         _exit(0)
     _setrecursionlimit(_RECURSION_LIMIT)
-    ids = []  # the fast path's: every list and dict in the result
+    found = {}  # id -> every list and dict of the result
+    refs = {}  # id -> the result's own references to it
+    ids = None  # the fast path's: every list and dict in the result, by id
     try:
-        value = _plain_json(result, _C_ENCODER, ids) if _C_ENCODER is not None else None
+        value = _plain_json(result, _C_ENCODER, found, refs) if _C_ENCODER is not None else None
         if value is None:
-            ids = None
             value = dumps(T.encode(result))
+        else:
+            ids = found
     except T.TooLarge:
         _KEEP.append(result)  # freed by the process exit, not one object at a time
         return '{"kind":"output-too-large"}'
@@ -128,17 +131,33 @@ def _run_case(mod_dict, case):
         value = '{"$opaque":{"type":"object","repr":"<could not be encoded>"}}'
     shared = None
     state = False
-    found = {}  # id -> every list and dict of the result
-    refs = {}  # id -> the result's own references to it
-    whole = False
-    try:
-        if _items_of(result, type(result)) is not None:
-            whole = _containers(result, found, refs)
-    except BaseException:
+    # The fast path met every list and dict of the result, as _containers
+    # counts them: its walk stands for that one when within its budget.
+    whole = ids is not None and len(found) + sum(map(len, found.values())) <= RESULT_BUDGET
+    if not whole:
         found = {}
+        refs = {}
+        try:
+            if _items_of(result, type(result)) is not None:
+                whole = _containers(result, found, refs)
+        except BaseException:
+            found = {}
+    # A plain result (lists, dicts, scalars: no tuple) none of whose lists
+    # and dicts is held from outside it shares nothing: one it shared with
+    # the arguments would be held by a list, dict or tuple of theirs outside
+    # the result (nor may it hold this call's own args list or kwargs dict).
+    # Then neither the arguments nor the module need a walk.
+    fresh = False
+    if whole and ids is not None and _REF_BASE is not None and id(args) not in found and id(kwargs) not in found:
+        try:
+            fresh = not any(n > 0 for n in _outside_refs(result, found, refs).values())
+        except BaseException:
+            fresh = False
     try:
         # Only a list, dict or tuple can hold the arguments' objects.
-        if ids is not None:
+        if fresh:
+            shares = False
+        elif ids is not None:
             # The fast path saw every list and dict the result holds.
             shares = False
             if ids:
@@ -160,14 +179,15 @@ def _run_case(mod_dict, case):
     except BaseException:
         shares = True
     if found:
-        try:
-            if shares:
-                shared = _shared_with_args(result, found, args, kwargs, arg_ids)
-            elif not whole or _REF_BASE is None or any(n > 0 for n in _outside_refs(result, found, refs).values()):
-                shared = _shared_with_state(mod_dict, result, found)
-                state = shared is not None
-        except BaseException:  # a thread of the student's changed what was walked
-            shared = None
+        if not fresh:
+            try:
+                if shares:
+                    shared = _shared_with_args(result, found, args, kwargs, arg_ids)
+                elif not whole or _REF_BASE is None or any(n > 0 for n in _outside_refs(result, found, refs).values()):
+                    shared = _shared_with_state(mod_dict, result, found)
+                    state = shared is not None
+            except BaseException:  # a thread of the student's changed what was walked
+                shared = None
         _keep_result(result, found, len(value))
     try:
         changed = _marshal_dumps((args, kwargs), 2) != blob

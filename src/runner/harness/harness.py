@@ -41,9 +41,9 @@ inherits them; src/runner/protocol.rs):
      has it; "visible" and "hidden" only for a subset of the cases: the
      positions of its visible cases among the init line's, and how many
      hidden cases it runs; without them every case runs)
-  <- {"need": "hidden"}   (once every visible case is answered; not at all
-                           when the submission never gets that far or
-                           runs no hidden case)
+  <- {"need": "hidden"}   (as the job starts, when it runs hidden cases and
+                           the supervisor does not hold their inputs yet:
+                           it prepares them while the visible cases run)
   -> [the hidden cases' inputs: the chosen ones only]
   <- {"n": cases run, "output": str, "integrity": [...], "pyc": hex} then, for each
      case run, a tab and its outcome object as the child wrote it (the

@@ -3,12 +3,15 @@
 # holding the interpreter lock stops the harness from reading), send_hidden
 # returns at once, keeping what the pipe did not take; write_hidden writes
 # more as the child reads, every byte exactly once and in order, then closes
-# the pipe; a child that is gone ends the writing. Run with the harness's
-# sources and limits on stdin (worker::check_input); prints "ok <bytes>".
+# the pipe; a child that is gone ends the writing. Asked for ahead, the
+# inputs are prepared exactly as from the whole line. Run with the harness's
+# sources and limits on stdin (worker::check_input); prints "ok <bytes>
+# <lines>".
 import fcntl
 import json
 import os
 import signal
+import socket
 import sys
 
 sources = json.loads(sys.stdin.read())
@@ -68,4 +71,53 @@ try:
     raise AssertionError("the write end is left open")
 except OSError:
     pass
-print("ok %d" % total)
+
+# Asked for ahead, the inputs are read and prepared a case at a time, in
+# naps and in pieces as they arrive: exactly what reading the whole line
+# gives, or the same error.
+def whole(line):
+    try:
+        cases = json.loads(line if line is not None else b"[]", object_hook=H["T"].object_hook)
+        return H["_marshal_dumps"]([H["_prepare"](c, True) for c in cases], 2)
+    except BaseException as e:
+        return "%s: %s" % (type(e).__name__, e)
+
+
+case = json.dumps({"f": "g", "a": [1, {"$tuple": [1, {"$int": "12345678901234567890"}]}, "\u00e9"], "k": [["x", {"$dict": [[1, {"$str": [55296]}]]}]]})
+plain = json.dumps({"f": "h", "a": [[{"m": "x" * 300}] * 3], "k": []})
+lines = [
+    ("[" + ",".join([case, plain] * 200) + "]").encode(),
+    b"[]", b" []", b"[ ]", b"[ ] x", b"[]]", b"{}", b'"x"', b"[1e400]", b"[\xff]", b"\xef\xbb\xbf[]",
+    ("[ " + case + " ,\n " + plain + " ] ").encode(), ("[" + case + ",]").encode(), ("[" + case + "] [").encode(),
+    ("[" + case + ",1]").encode(), b'[{"f": "g", "a": [], "k": []}, {"f": 1}]', ("[" + case + ",{bad").encode(),
+    '["\u00e9"]'.encode("utf-16-le"),
+]
+saved_out = os.dup(1)
+exit_r, exit_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+fetched = 0
+for line in lines + [None]:
+    for piece in (60000, 4096) if line is not None and len(line) > 1000 else (60000, 7):
+        fetch = H["_HiddenFetch"]()
+        asked_r, asked_w = os.pipe()
+        os.dup2(asked_w, 1)
+        fetch.ask()
+        os.dup2(saved_out, 1)
+        assert os.read(asked_r, 100) == b'{"need":"hidden"}\n'
+        r, w = os.pipe()
+        os.dup2(r, 0)
+        data = (line + b"\n") if line is not None else b""
+        for i in range(0, len(data), piece):
+            os.write(w, data[i : i + piece])
+            fetch.nap(exit_r.fileno(), H["_monotonic"]() + 0.0005)
+        if line is None:
+            os.close(w)
+            fetch.nap(exit_r.fileno(), H["_monotonic"]() + 0.0005)
+        try:
+            got = fetch.finish()
+        except BaseException as e:
+            got = "%s: %s" % (type(e).__name__, e)
+        assert got == whole(line), (line, piece, got)
+        fetched += 1
+        for fd in (r, asked_r, asked_w) + (() if line is None else (w,)):
+            os.close(fd)
+print("ok %d %d" % (total, fetched))

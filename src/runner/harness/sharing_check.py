@@ -176,6 +176,31 @@ call = {"id": "c1", "name": "multiply", "arguments": {"x": 6, "y": 7}}
 expect(run(m, "validate_tool_call", call), "got['arguments'] is args[0]['arguments']", False, True)
 expect(run(m, "whole", call), "got is args[0]", False, True)
 expect(run(m, "kw", 1, b=[{"z": 1}]), "got[0] is kwargs['b'][0]", False, True)
+# The harness's own list and dict of them, taken from its frame: what they
+# hold is still the arguments' (no outside holder is left to see).
+m = student(
+    """
+import sys
+def own_args(call):
+    return sys._getframe(1).f_locals['args']
+def own_kwargs(b=None):
+    return sys._getframe(1).f_locals['kwargs']
+"""
+)
+expect(run(m, "own_args", [1]), "got[0] is args[0]", False, True)
+expect(run(m, "own_kwargs", b={"c": []}), "got['b'] is kwargs['b']", False, True)
+
+# The encoder's fast path meets the result's lists and dicts as the walk
+# does: the same objects, the same references to each.
+shared = ["x"]
+pair = [shared, [shared], {"s": shared}]
+for v in ([], {}, [pair, pair, {"p": pair}], {"a": shared, "b": [shared, shared]}, [[[]], [{}], 1, "s"]):
+    found, refs = {}, {}
+    assert T.plain_json(v, H["_C_ENCODER"], found, refs) is not None, v
+    want_found, want_refs = {}, {}
+    assert H["_containers"](v, want_found, want_refs)
+    assert found == want_found and refs == want_refs, v
+    checks[0] += 1
 
 # No student code runs in any walk: every method they could reach is a spy.
 m = student(

@@ -107,7 +107,8 @@ class _Run:
             hidden = job.get("hidden", 0)
         self.nv = len(self.cases)  # visible cases, run first
         self.n = self.nv + int(hidden)
-        self.hidden = None  # the hidden cases' inputs (JSON bytes), asked for once the visible are answered
+        self.hidden = None  # the hidden cases' inputs, prepared (marshal bytes); see send_hidden
+        self.fetch = _HiddenFetch()  # asking Rust for them, ahead (see _HiddenFetch)
         self.outcomes = [None] * self.n
         self.output = bytearray()
         self.output_total = 0
@@ -165,6 +166,8 @@ class _Run:
 
     def run(self):
         self.make_jobdir()
+        if self.nv < self.n and not (self.chosen is None and _HIDDEN_ALL[0] is not None):
+            self.fetch.ask()
         start = 0
         attempt = 0
         while start < self.n:
@@ -240,6 +243,8 @@ class _Run:
             fds = [f for f, o in ((res_r, res_open), (out_r, out_open)) if o]
             if exit_fd is not None:
                 fds.append(exit_fd)
+            if self.fetch.reading():
+                fds.append(0)
             if self.watch_disk and now >= next_disk:
                 if self.disk_used() > DISK_LIMIT:
                     failure = {"kind": "disk-limit", "bytes": DISK_LIMIT}
@@ -252,6 +257,8 @@ class _Run:
             ready, writable, _ = select.select(fds, writing, [], wait)
             if writable:
                 self.write_hidden(st)
+            if 0 in ready:
+                self.fetch.take()
             # More output already waiting: the child is blocked writing it, so
             # it is read again at once, not after a nap (100 MB of print would
             # otherwise take 1,600 naps of wall time).
@@ -280,7 +287,7 @@ class _Run:
                 # Let the child get on (see READ_EVERY); its exit ends the wait.
                 nap = min(READ_EVERY, deadline - _monotonic())
                 if nap > 0:
-                    select.select([exit_fd], [], [], nap)
+                    self.fetch.nap(exit_fd, _monotonic() + nap)
             if exited:
                 while True:  # what the child wrote before it ended
                     data = self._read(res_r)
@@ -332,20 +339,17 @@ class _Run:
         return _usage(self.jobdir)
 
     def send_hidden(self, st):
-        """Starts giving the child the hidden cases' inputs (asking Rust for
-        them the first time: until every visible case of the submission is
-        answered, no process of it holds them). The pipe does not block:
-        what it does not take now is written as the child reads it (see
-        write_hidden), so a child that stops reading (a student's thread
-        holding the interpreter lock, say) cannot stall the supervisor, whose
-        timeouts then end it."""
+        """Starts giving the child the hidden cases' inputs (until every
+        visible case of the submission is answered, no process of it holds
+        them): prepared ahead, or what is left of that done now. The pipe
+        does not block: what it does not take now is written as the child
+        reads it (see write_hidden), so a child that stops reading (a
+        student's thread holding the interpreter lock, say) cannot stall the
+        supervisor, whose timeouts then end it."""
         if self.hidden is None:
             self.hidden = _HIDDEN_ALL[0] if self.chosen is None else None
         if self.hidden is None:
-            _write_all(1, b'{"need":"hidden"}\n')
-            line = _read_line(0)
-            cases = _loads(line if line is not None else b"[]", object_hook=T.object_hook)
-            self.hidden = _marshal_dumps([_prepare(c, True) for c in cases], 2)
+            self.hidden = self.fetch.finish()
             if self.chosen is None:  # every hidden case: the same for every job
                 _HIDDEN_ALL[0] = self.hidden
         os.set_blocking(st["hid_w"], False)
@@ -571,6 +575,140 @@ class _Run:
         return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes])
 
 
+class _HiddenFetch:
+    """One job's hidden inputs from Rust (the line answering
+    {"need":"hidden"}), prepared as send_hidden gives them to a child:
+    asked for as the job starts (when the supervisor does not hold them
+    already), then read and prepared a case at a time in the naps the
+    supervisor takes anyway (`nap`), so that no read of a child's results
+    waits longer for it; `finish` does what is left when a child needs
+    them. The supervisor holds them as it holds every job's once asked
+    for; no child has them before it has answered every visible case.
+    Whatever goes other than the plain case (a line that is not a list of
+    cases, a case that does not prepare) is left to `finish`, which reads
+    the whole line as it always has, raising what that raises."""
+
+    def __init__(self):
+        self.asked = False
+        self.buf = None  # what has arrived of the line (bytearray) until it is whole
+        self.line = None  # the whole line, without its end (None: Rust's end of file)
+        self.text = None  # ... decoded, while its cases are taken one at a time
+        self.at = 0  # where the next case starts in text
+        self.prepared = []  # the cases prepared so far, in order
+        self.done = False  # every case is prepared, or the rest is finish's
+
+    def ask(self):
+        _write_all(1, b'{"need":"hidden"}\n')
+        self.asked = True
+        self.buf = bytearray()
+
+    def reading(self):
+        """Whether more of Rust's answer is to come (read it when fd 0 is
+        readable: `take`)."""
+        return self.buf is not None
+
+    def take(self):
+        """Reads what Rust has written of its answer."""
+        chunk = _read(0, 1 << 20)
+        if chunk:
+            self.buf += chunk
+        if not chunk or self.buf.endswith(b"\n"):
+            whole = bytes(self.buf)
+            self.line = (whole[:-1] if whole.endswith(b"\n") else whole) if whole else None
+            self.buf = None
+            self._begin()
+
+    def _begin(self):
+        """Starts taking the cases one at a time, when the line is a plain
+        JSON list (as json.loads reads it); otherwise leaves it all to
+        finish."""
+        self.done = True
+        line = self.line
+        text = None
+        if line is not None and line[:1] == b"[":
+            try:
+                text = line.decode(json.detect_encoding(line), "surrogatepass")
+            except (UnicodeDecodeError, LookupError):
+                text = None
+        if text is None or text[:1] != "[":
+            self.prepared = None
+            return
+        at = _JSON_SPACE(text, 1).end()
+        if text[at : at + 1] == "]":
+            if _JSON_SPACE(text, at + 1).end() != len(text):
+                self.prepared = None
+            return
+        self.text = text
+        self.at = at
+        self.done = False
+
+    def _step(self):
+        """Takes and prepares the next case."""
+        text = self.text
+        try:
+            case, at = _HIDDEN_DECODER.scan_once(text, self.at)
+            prepared = _prepare(case, True)
+        except BaseException:  # not as plain as that: finish reads the line whole
+            self.prepared = None
+            self.done = True
+            return
+        self.prepared.append(prepared)
+        at = _JSON_SPACE(text, at).end()
+        sep = text[at : at + 1]
+        if sep == ",":
+            self.at = _JSON_SPACE(text, at + 1).end()
+            return
+        self.done = True
+        self.text = None
+        if sep != "]" or _JSON_SPACE(text, at + 1).end() != len(text):
+            self.prepared = None
+
+    def nap(self, exit_fd, until):
+        """The supervisor's nap until `until` (or the child's exit), spent
+        on the hidden inputs as far as they are to be fetched."""
+        while True:
+            now = _monotonic()
+            if now >= until:
+                return
+            watch = [exit_fd, 0] if self.reading() else [exit_fd]
+            work = self.text is not None and not self.done
+            ready = select.select(watch, [], [], 0 if work else until - now)[0]
+            if exit_fd in ready:
+                return
+            if 0 in ready:
+                self.take()
+            elif work:
+                self._step()
+
+    def finish(self):
+        """The hidden inputs, prepared (marshal bytes): asked for, read and
+        prepared now as far as that is still to do."""
+        if not self.asked:
+            self.ask()
+        while self.reading():
+            self.take()
+        while not self.done:
+            self._step()
+        if self.prepared is None:
+            line = self.line
+            cases = _loads(line if line is not None else b"[]", object_hook=T.object_hook)
+            self.prepared = [_prepare(c, True) for c in cases]
+        return _marshal_dumps(self.prepared, 2)
+
+    def drain(self):
+        """Reads the rest of an answer asked for (before the job is answered:
+        Rust's next line must be the next job)."""
+        try:
+            while self.reading():
+                self.take()
+        except OSError:
+            self.buf = None
+
+
+_JSON_SPACE = json.decoder.WHITESPACE.match
+_HIDDEN_DECODER = json.JSONDecoder(object_hook=T.object_hook)
+
+
 def _read_hidden(fd):
     """The hidden inputs the supervisor writes on `fd` (all of it, up to the
     end it closes): marshal bytes of a list of prepared inputs."""
@@ -656,13 +794,17 @@ def _supervise(sock):
             line = _read_line(0)
             if line is None:
                 return
+            run = None
             try:
                 run = _Run(_loads(line))
                 run.run()
+                run.fetch.drain()
                 _reap(None, run.jobdir)
                 answer = run.response()
             except BaseException as e:
                 answer = dumps({"n": 0, "output": "", "error": _text("harness: %r" % (e,))}).encode("utf-8")
+                if run is not None:
+                    run.fetch.drain()
             _write_all(1, answer + b"\n")
             run = line = answer = None
     finally:

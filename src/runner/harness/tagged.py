@@ -223,17 +223,21 @@ def _tagged_scalar(k, x):
 # ---------------------------------------------------------------------------
 
 
-def _plain(v, depth, count, ids):
+def _plain(v, depth, count, found, refs):
     """Whether the exact list or dict `v` holds only what plain JSON carries
     exactly as `Encoder` writes it (None, bools, ints in the i64 range,
     floats, text without lone surrogates, exact lists, exact dicts whose keys
     are such text not starting with "$"), at most MAX_DEPTH deep and within
     the budget (count: [nodes, text], counted as `Encoder` counts them).
-    Appends the id of every list and dict it meets to `ids`. A cycle ends at
-    the depth limit. False means: let `Encoder` decide."""
+    Puts every list and dict it meets into `found` (id -> object) and, for
+    each, how often the lists and dicts in `found` hold it into `refs` (id
+    -> count; each one's items counted once, however often it is met). A
+    cycle ends at the depth limit. False means: let `Encoder` decide."""
     if depth >= MAX_DEPTH or len(v) > MAX_NODES or count[0] > MAX_NODES:
         return False
-    ids.append(id(v))
+    first = id(v) not in found
+    if first:
+        found[id(v)] = v
     nodes = 1
     text = 0
     if type(v) is list:
@@ -267,10 +271,12 @@ def _plain(v, depth, count, ids):
         elif t is bool or x is None or t is float:
             nodes += 1
         elif t is list or t is dict:
+            if first:
+                refs[id(x)] = refs.get(id(x), 0) + 1
             count[0] += nodes
             count[1] += text
             nodes = text = 0
-            if not _plain(x, depth + 1, count, ids):
+            if not _plain(x, depth + 1, count, found, refs):
                 return False
         else:
             return False
@@ -279,16 +285,18 @@ def _plain(v, depth, count, ids):
     return count[0] <= MAX_NODES and count[1] <= MAX_TEXT
 
 
-def plain_json(v, dump, ids):
+def plain_json(v, dump, found, refs):
     """The JSON text of `encode(v)` written by `dump` (a C encoder from
     json.encoder.c_make_encoder: compact, allow_nan off, which never calls
     student code on the exact types let through here) when `v` needs no tag,
     without building the tagged copy; None otherwise (then `encode` decides,
-    and raises TooLarge where it would). `ids` gets the id of every list and
-    dict in `v`."""
+    and raises TooLarge where it would). When it answers, `found` and `refs`
+    (empty dicts given) hold every list and dict in `v` and how often the
+    others hold each (see `_plain`): what the harness's sharing check walks
+    for (sharing.py's `_containers`); when it does not, something partial."""
     t = type(v)
     if t is list or t is dict:
-        if not _plain(v, 0, [0, 0], ids):
+        if not _plain(v, 0, [0, 0], found, refs):
             return None
     elif t is str:
         if len(v) > MAX_TEXT or not _is_plain_text(v):
