@@ -133,8 +133,18 @@ impl MemoryCgroup {
     }
 
     /// The path `pre_exec` writes `0` to, to join the cgroup.
-    pub fn procs(&self) -> &CString {
-        &self.procs
+    /// Its `cgroup.procs`, opened for writing: the harness joins the cgroup
+    /// through it (see [`CGROUP_FD`]), with this process's rights as
+    /// opened here.
+    pub fn open_procs(&self) -> std::io::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: a NUL-terminated path; the fd returned is ours alone.
+        let fd = unsafe { libc::open(self.procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
     }
 }
 
@@ -230,19 +240,24 @@ fn v1_parent() -> Result<PathBuf, CgroupError> {
     Ok(root.join(path.trim_start_matches('/')))
 }
 
-/// In `pre_exec` (after fork, before exec): joins `cgroup` when there is one,
-/// and makes the process (and what it forks: the zygote and supervisors)
-/// the OOM killer's last choice. Only async-signal-safe calls; failures are
-/// ignored here and seen in the recording's `sandbox` line.
+/// In `pre_exec` (after fork, before exec): hands the process `cgroup` (an
+/// open `cgroup.procs`) as [`CGROUP_FD`] when there is one, and makes the
+/// process (and what it forks: the zygote and supervisors) the OOM
+/// killer's last choice. Only async-signal-safe calls; the harness says in
+/// its ready line whether it could join (the recording's `sandbox` line).
 ///
 /// # Safety
 /// Call only between fork and exec.
-pub unsafe fn enter(cgroup: Option<&CString>) {
-    if let Some(procs) = cgroup {
-        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd >= 0 {
-            libc::write(fd, b"0".as_ptr().cast(), 1);
-            libc::close(fd);
+pub unsafe fn enter(cgroup: Option<libc::c_int>) {
+    if let Some(fd) = cgroup {
+        // The harness writes "0" to it from a thread as it starts, beside
+        // its imports (the kernel's first move into a cgroup waits for an
+        // RCU grace period: ~10 ms here, on the run's critical path).
+        if fd == CGROUP_FD {
+            // dup2 onto itself would keep close-on-exec.
+            libc::fcntl(fd, libc::F_SETFD, 0);
+        } else {
+            libc::dup2(fd, CGROUP_FD);
         }
     }
     let adj = c"/proc/self/oom_score_adj";
@@ -250,5 +265,46 @@ pub unsafe fn enter(cgroup: Option<&CString>) {
     if fd >= 0 {
         libc::write(fd, b"-1000".as_ptr().cast(), 5);
         libc::close(fd);
+    }
+}
+
+/// The descriptor the harness finds its cgroup's `cgroup.procs` on, and
+/// joins it through before it forks anything (see `harness/harness.py`).
+pub const CGROUP_FD: libc::c_int = 5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    /// The handed descriptor reaches the program as [`CGROUP_FD`], whatever
+    /// number it had here, [`CGROUP_FD`]'s own included (where dup2 onto
+    /// itself would leave it close-on-exec).
+    #[test]
+    fn the_handed_descriptor_is_open_in_the_program_as_cgroup_fd() {
+        let file = std::fs::File::open("/dev/null").unwrap();
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we then own.
+        let at_least = |n: libc::c_int| unsafe {
+            OwnedFd::from_raw_fd(libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, n))
+        };
+        for fd in [at_least(CGROUP_FD), at_least(CGROUP_FD + 10)] {
+            let raw = fd.as_raw_fd();
+            let mut cmd = std::process::Command::new("/bin/sh");
+            cmd.args(["-c", "readlink /proc/self/fd/5"]);
+            // SAFETY: `enter` only makes async-signal-safe calls.
+            unsafe {
+                cmd.pre_exec(move || {
+                    enter(Some(raw));
+                    Ok(())
+                });
+            }
+            let out = cmd.output().unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout).trim(),
+                "/dev/null",
+                "fd {raw}"
+            );
+        }
     }
 }

@@ -13,6 +13,9 @@ pub(super) struct Ready {
     ready: bool,
     python: String,
     self_test: SelfTest,
+    /// Why the harness could not join the worker's memory cgroup.
+    #[serde(default)]
+    cgroup_error: Option<String>,
     /// When each of the harness's start-up steps ended (its name, seconds
     /// of the monotonic clock), for `grade --timings`.
     #[serde(default)]
@@ -42,6 +45,11 @@ impl Ready {
             crate::timings::record(name, start, end.max(start));
             start = end.max(start);
         }
+    }
+
+    /// Why the harness is not in the worker's memory cgroup it was handed.
+    pub(super) fn cgroup_error(&self) -> Option<&str> {
+        self.cgroup_error.as_deref()
     }
 
     /// Refuses a harness whose sandbox does not hold what its tier promises;

@@ -15,6 +15,7 @@ use super::self_test::Ready;
 use super::setup::Setup;
 use super::{HarnessError, ProcessFailure, RecordError, SandboxError};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsFd;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -121,9 +122,10 @@ impl Spawned {
             Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
         };
         ready.record_steps(spawned);
-        let memory = match &worker.cgroup {
-            Some(cg) => cg.describe.clone(),
-            None => "memory: per process only (no cgroup here)".to_string(),
+        let memory = match (&worker.cgroup, ready.cgroup_error()) {
+            (Some(cg), None) => cg.describe.clone(),
+            (Some(_), Some(why)) => format!("memory: per process only ({why})"),
+            (None, _) => "memory: per process only (no cgroup here)".to_string(),
         };
         worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
         Ok(worker)
@@ -170,11 +172,15 @@ impl Worker {
         let cgroup = crate::timings::span("cgroup made", || {
             MemoryCgroup::create(limits::cgroup_bytes(memory_bytes))
         });
+        // Held open until the harness is spawned, which inherits it; a
+        // cgroup it cannot be handed is no cgroup.
+        let procs = cgroup.as_ref().ok().and_then(|cg| cg.open_procs().ok());
+        let cgroup = cgroup.ok().filter(|_| procs.is_some());
         let (mut cmd, inner_scratch) = sandbox::harness_command(
             isolation,
             &host_scratch,
             python,
-            cgroup.as_ref().ok().map(MemoryCgroup::procs),
+            procs.as_ref().map(|fd| fd.as_fd()),
         )?;
         let bwrap_check = match isolation {
             Isolation::Bwrap => sandbox::BWRAP_CHECK,
@@ -185,6 +191,10 @@ impl Worker {
             .arg(if warm { "warm" } else { "cold" })
             .arg(sandbox::PROBE)
             .arg(bwrap_check)
+            .arg(match procs {
+                Some(_) => super::cgroup::CGROUP_FD.to_string(),
+                None => String::new(),
+            })
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -193,6 +203,7 @@ impl Worker {
             python: python.executable.clone(),
             source,
         })?;
+        drop(procs);
         let mut stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
         // The programs line fits the pipe: written now, it never waits for
         // the harness to read it (a smaller pipe only makes this wait).
@@ -233,7 +244,7 @@ impl Worker {
             reply_limit: limits::READY_WAIT,
             sandbox: String::new(),
             _scratch: scratch,
-            cgroup: cgroup.ok(),
+            cgroup,
         };
         if let Err(e) = wrote {
             return Err(worker.failure(ProcessFailure::Write(e)));

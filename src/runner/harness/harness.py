@@ -28,6 +28,7 @@ Wire protocol (JSON lines on stdin/stdout: the programs line, the init line
 and "ready" with the zygote, every job after with the supervisor, which
 inherits them; src/runner/protocol.rs):
   argv: -c <this file> <warm|cold> <probe source> <bwrap check source or "">
+        <fd of the worker's cgroup.procs or "">
   <- {"hello": true, "facts": hex, "bwrap_check": bool|null} (before any import)
   -> programs {"programs": [[name, src], ...], "tagged": src, "confine": src}
      (written as the harness starts; compiled while the grader reads its corpus)
@@ -108,11 +109,49 @@ def _hello(probe, bwrap_check):
     os.write(1, line.encode("ascii"))
 
 
-# Started by the grader (src/runner/worker.rs) as
-# `-c <this file> <warm|cold> <probe source> <bwrap check source or "">`;
-# the harness's self-check scripts run this file without those arguments.
-_STARTED = len(sys.argv) == 4 and sys.argv[0] == "-c"
+# The worker's memory cgroup (src/runner/cgroup.rs), joined by a thread
+# while the harness starts: the kernel's first move into a cgroup waits for
+# an RCU grace period (~10 ms). [lock held until joined, why it failed].
+_CGROUP = None
+
+
+def _join_cgroup(fd):
+    try:
+        try:
+            # An interpreter wrapper may have closed it (and the number
+            # been reused): only the file the grader opened is written.
+            if not os.readlink("/proc/self/fd/%d" % fd).endswith("/cgroup.procs"):
+                raise OSError("descriptor %d is not the cgroup's" % fd)
+            os.write(fd, b"0")  # this process, every thread of it
+        finally:
+            os.close(fd)
+    except OSError as e:
+        _CGROUP[1] = "cannot join the worker's cgroup: %s" % e
+    finally:
+        _CGROUP[0].release()
+
+
+def _cgroup_joined():
+    """Waits until the harness is in its cgroup (before it forks anything,
+    so every process of a submission is): None, or why it is not."""
+    if _CGROUP is None:
+        return None
+    _CGROUP[0].acquire()
+    _CGROUP[0].release()
+    return _CGROUP[1]
+
+
+# Started by the grader (src/runner/worker.rs) as `-c <this file> <warm|cold>
+# <probe source> <bwrap check source or ""> <cgroup.procs fd or "">`; the
+# harness's self-check scripts run this file without those arguments.
+_STARTED = len(sys.argv) == 5 and sys.argv[0] == "-c"
 if _STARTED:
+    if sys.argv[4]:
+        import _thread
+
+        _CGROUP = [_thread.allocate_lock(), None]
+        _CGROUP[0].acquire()
+        _thread.start_new_thread(_join_cgroup, (int(sys.argv[4]),))
     _hello(sys.argv[2], sys.argv[3])
     _STEPS.append(["hello written", _clock()])
 
@@ -410,6 +449,7 @@ def main():
     INIT = _loads(line)
     del line
     _STEPS.append(["init line read", _clock()])
+    INIT["cgroup_error"] = _cgroup_joined()
     _load(INIT, programs, tagged)
     _STEPS.append(["programs and tagged module run", _clock()])
     _become_subreaper()

@@ -71,7 +71,13 @@ def _zygote(check):
     gc.collect()
     gc.freeze()
     _STEPS.append(["collector frozen", _clock()])
-    ready = {"ready": True, "python": "%d.%d.%d" % tuple(sys.version_info[:3]), "self_test": check, "steps": _STEPS}
+    ready = {
+        "ready": True,
+        "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
+        "self_test": check,
+        "cgroup_error": INIT["cgroup_error"],
+        "steps": _STEPS,
+    }
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     _stdout.flush()

@@ -14,13 +14,13 @@ pub fn harness_command(
     isolation: Isolation,
     scratch: &Path,
     python: &Python,
-    cgroup: Option<&std::ffi::CString>,
+    cgroup: Option<std::os::fd::BorrowedFd<'_>>,
 ) -> Result<(Command, PathBuf), SandboxError> {
     match isolation {
         Isolation::Bwrap => {
             let bwrap = find_bwrap().ok_or(SandboxError::NoBwrap)?;
             let mut cmd = bwrap_command(&bwrap, python);
-            die_with_parent(&mut cmd, false, cgroup.cloned());
+            die_with_parent(&mut cmd, false, cgroup);
             Ok((cmd, PathBuf::from("/tmp")))
         }
         Isolation::Landlock | Isolation::Rlimits => {
@@ -29,7 +29,7 @@ pub fn harness_command(
                 .env_clear()
                 .env("PYTHONHASHSEED", "0")
                 .current_dir(scratch);
-            die_with_parent(&mut cmd, is_root(), cgroup.cloned());
+            die_with_parent(&mut cmd, is_root(), cgroup);
             Ok((cmd, scratch.to_path_buf()))
         }
     }
@@ -38,11 +38,18 @@ pub fn harness_command(
 /// The harness dies with us, can never gain privileges through exec, and (as
 /// root, rlimits mode) gets network and IPC namespaces of its own when the
 /// kernel allows it.
-fn die_with_parent(cmd: &mut Command, unshare_net: bool, cgroup: Option<std::ffi::CString>) {
+fn die_with_parent(
+    cmd: &mut Command,
+    unshare_net: bool,
+    cgroup: Option<std::os::fd::BorrowedFd<'_>>,
+) {
+    use std::os::fd::AsRawFd;
+    // Open until the command is spawned (the caller holds it).
+    let cgroup = cgroup.map(|fd| fd.as_raw_fd());
     // SAFETY: the closure only calls async-signal-safe libc functions.
     unsafe {
         cmd.pre_exec(move || {
-            crate::runner::cgroup::enter(cgroup.as_ref());
+            crate::runner::cgroup::enter(cgroup);
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             // No exec of a setuid binary ever gains privileges (bwrap sets it too).
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
