@@ -39,13 +39,8 @@ const MAX_STORE_BYTES: u64 = super::recording_file::MAX_RECORDING_BYTES;
 /// visibility are not in it: renaming a case does not re-record it.
 pub type CaseKey = [u8; 16];
 
-/// Every case's key, in corpus order: 16 bytes of sha256 over the case's
-/// input exactly as the harness reads it (see [`case_input`]).
-pub fn case_keys(corpus: &Corpus) -> Vec<CaseKey> {
-    CaseInputs::of(corpus).keys
-}
-
-/// Every case's input as the harness reads it ([`case_input`]) and its key,
+/// Every case's input as the harness reads it ([`case_input`]) and its key
+/// (16 bytes of sha256 over that input),
 /// in corpus order: encoded once per run, for the store and the harness.
 pub struct CaseInputs {
     pub each: Vec<String>,

@@ -198,19 +198,28 @@ impl Prestarted {
 /// is started when it fails: the run then starts its workers as it always
 /// does, and says why it cannot. Dropped unused, it is killed.
 pub fn prestart(env: &Environment, tuning: &Tuning) -> Prestarted {
-    let started = sandbox::lease_uid().ok().and_then(|lease| {
-        let spawned = crate::timings::span("harness process started ahead", || {
-            worker::Worker::spawn(
-                env.isolation,
-                &env.python,
-                tuning.memory_bytes,
-                lease.as_ref(),
-                tuning.warm_imports,
-            )
-        });
-        Some((lease, spawned.ok()?))
+    let started = crate::timings::span("harness process started ahead", || {
+        spawn_ahead(env.isolation, &env.python, tuning)
     });
     Prestarted(Mutex::new(started))
+}
+
+/// A first worker's harness process and its uid: `None` when either
+/// cannot be had (the run then starts its workers as it always does).
+fn spawn_ahead(
+    isolation: Isolation,
+    python: &Python,
+    tuning: &Tuning,
+) -> Option<(Option<sandbox::UidLease>, worker::Spawned)> {
+    let lease = sandbox::lease_uid().ok()?;
+    let spawned = worker::Worker::spawn(
+        isolation,
+        python,
+        tuning.memory_bytes,
+        lease.as_ref(),
+        tuning.warm_imports,
+    );
+    Some((lease, spawned.ok()?))
 }
 
 /// Settles the interpreter and the tier with the first worker's harness
@@ -266,17 +275,7 @@ fn start_and_settle(
     guess: &Python,
     tuning: &Tuning,
 ) -> Started {
-    let Ok(lease) = sandbox::lease_uid() else {
-        return Started::Differs;
-    };
-    let spawned = worker::Worker::spawn(
-        isolation,
-        guess,
-        tuning.memory_bytes,
-        lease.as_ref(),
-        tuning.warm_imports,
-    );
-    let Ok(mut spawned) = spawned else {
+    let Some((lease, mut spawned)) = spawn_ahead(isolation, guess, tuning) else {
         return Started::DidNotStart;
     };
     let Ok(hello) = spawned.hello() else {

@@ -6,8 +6,9 @@ the init line, sets the run's limits and runs its programs (PROGRAMS: one
 file each, sent in the init line) in its own namespace. Three kinds of
 process, all stdlib only:
 
-* the zygote (long-lived): reads the init line from Rust, builds the tagged-JSON
-  module, imports what students commonly use, answers "ready", forks the
+* the zygote (long-lived): says hello, compiles its programs, reads the init
+  line from Rust, builds the tagged-JSON module, imports what students
+  commonly use (a batch's workers only), answers "ready", forks the
   supervisor, then forks every child the supervisor asks for (over a socket,
   with the child's ends of its pipes), waits for it, kills whatever it left
   (the zygote is their subreaper) and says how it ended. It never sees a
