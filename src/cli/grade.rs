@@ -43,7 +43,8 @@ struct Options {
     /// the graded folders and the working directory (and their git trees)
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
-    /// Record every submission again, ignoring cached recordings.
+    /// Record every submission again, ignoring cached recordings, and compile the sandbox
+    /// harness's programs again, ignoring those kept in the user's cache folder
     #[arg(long)]
     no_cache: bool,
     #[command(flatten)]
@@ -104,6 +105,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         gradescope: args.gradescope.is_some(),
     });
     let mut tuning = args.sandbox.tuning();
+    if args.no_cache {
+        tuning.code_cache = None;
+    }
     // One submission to run (a student's push, a Gradescope run): its
     // child imports what it uses; warming more only delays it.
     if let Ok(c) = &chosen {

@@ -28,7 +28,8 @@ pub struct Args {
     /// Where recordings go.
     #[arg(long, value_name = "DIR", default_value = ".autograder")]
     pub work_dir: PathBuf,
-    /// Record again even when a recording for the same source, corpus and harness exists.
+    /// Record again even when a recording for the same source, corpus and harness exists, and
+    /// compile the sandbox harness's programs again, ignoring those kept in the user's cache folder
     #[arg(long)]
     pub no_cache: bool,
     #[command(flatten)]
@@ -134,7 +135,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         use_cache: !args.no_cache,
         show_progress: true,
     };
-    let tuning = args.sandbox.tuning();
+    let mut tuning = args.sandbox.tuning();
+    if args.no_cache {
+        tuning.code_cache = None;
+    }
     let env = settle_environment(&submissions, &tuning)?;
     // One line per submission, printed in order once all are recorded
     // (the recordings themselves are on disk, not held).

@@ -12,6 +12,7 @@
 
 mod admission;
 mod cgroup;
+mod compiled;
 mod error;
 mod harness;
 mod inputs;
@@ -92,6 +93,9 @@ pub struct Tuning {
     /// use before its first child, so a batch's children share them; off
     /// for a run of one submission, whose child imports what it uses.
     pub warm_imports: bool,
+    /// Where the harness's compiled programs are kept between runs
+    /// (`None`: compiled by every run); by default the user's cache folder.
+    pub code_cache: Option<PathBuf>,
 }
 
 impl Default for Tuning {
@@ -103,6 +107,7 @@ impl Default for Tuning {
             wall_limit: None,
             memory_bytes: limits::MEMORY_BYTES,
             warm_imports: true,
+            code_cache: compiled::default_dir(),
         }
     }
 }
@@ -218,6 +223,7 @@ fn spawn_ahead(
         tuning.memory_bytes,
         lease.as_ref(),
         tuning.warm_imports,
+        tuning.code_cache.as_deref(),
     );
     Some((lease, spawned.ok()?))
 }

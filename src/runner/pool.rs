@@ -91,6 +91,7 @@ pub(super) fn run_jobs(
             },
             inputs: Inputs::of(corpus, &cases.each),
             warm: tuning.warm_imports,
+            code_cache: tuning.code_cache.clone(),
         },
         keys: &cases.keys,
         others: case_store::other_keys(corpus),
@@ -138,17 +139,30 @@ pub(super) fn run_jobs(
                     if let Some(p) = &progress {
                         p.inc();
                     }
-                    match result {
-                        Err(e) if e.is_grader_fault() => {
-                            shared.abort.store(true, Ordering::SeqCst);
-                            if let Ok(mut a) = aborted.lock() {
-                                a.push((job.index, e));
-                            }
+                    // No job is left for this thread: its worker stops
+                    // while this submission is graded.
+                    let stopping = match next.load(Ordering::SeqCst) >= jobs.len() {
+                        true => worker.take(),
+                        false => None,
+                    };
+                    std::thread::scope(|s| {
+                        if let Some(w) = stopping {
+                            s.spawn(move || crate::timings::span("worker stopped", || drop(w)));
                         }
-                        other => deliver(job.index, other),
-                    }
+                        match result {
+                            Err(e) if e.is_grader_fault() => {
+                                shared.abort.store(true, Ordering::SeqCst);
+                                if let Ok(mut a) = aborted.lock() {
+                                    a.push((job.index, e));
+                                }
+                            }
+                            other => deliver(job.index, other),
+                        }
+                    });
                 }
-                crate::timings::span("worker stopped", || drop(worker));
+                if worker.is_some() {
+                    crate::timings::span("worker stopped", || drop(worker));
+                }
             });
         }
     });

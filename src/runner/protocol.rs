@@ -9,8 +9,11 @@
 //!    its argv (`warm` or `cold`, [`super::sandbox::PROBE`]'s source,
 //!    [`super::sandbox::BWRAP_CHECK`]'s or `""`); its first line out,
 //!    [`Hello`], before it imports anything; its first line in,
-//!    [`programs_line`]: the `programs`, the `tagged` codec's and the
-//!    `confine` rules' Python sources, compiled while the corpus loads.
+//!    [`programs_message`]: the `programs`, the `tagged` codec's and the
+//!    `confine` rules' Python sources, compiled while the corpus loads;
+//!    or followed by the code an earlier run compiled, from the user's
+//!    cache ([`super::compiled`]), which the harness uses when it is its
+//!    own interpreter's.
 //! 1. **Init** (grader → harness, one line, [`Init`]): the uid and gid to
 //!    run student code as (`null`: none of its own), the scratch folder as
 //!    the harness sees it, the per-case `timeout` and per-submission `wall`
@@ -23,7 +26,8 @@
 //!    JSON values).
 //! 2. **Ready** (harness → grader, one line): `{"ready": true, "python":
 //!    "3.x.y", "self_test": {...}}`, what the sandbox's self-test found held
-//!    (see [`super::self_test`]).
+//!    (see [`super::self_test`]), and the programs it compiled when asked
+//!    to send them back (`compiled`), for the cache.
 //! 3. Per submission, a **job** (grader → harness): the line `job`, then
 //!    [`JobLine`]: `source_hex` (main.py), `pyc_hex` (a `.pyc` an earlier
 //!    session compiled, when the store has one), and for a subset of the
@@ -42,6 +46,7 @@
 //!    as the child wrote it (the supervisor passes outcome texts on
 //!    unparsed; they are admitted by [`super::admission`]).
 
+use super::compiled::Compiled;
 use super::setup::Setup;
 use super::HarnessError;
 use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
@@ -53,26 +58,49 @@ use std::path::{Path, PathBuf};
 pub const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
 
 /// The first line a harness reads, written as it starts (before the run
-/// knows its corpus): its programs' sources, which it compiles meanwhile.
+/// knows its corpus): its programs' sources, which it compiles meanwhile,
+/// unless code it can use follows the line.
 #[derive(Serialize)]
-struct ProgramsLine {
+struct ProgramsLine<'a> {
     programs: &'static [(&'static str, &'static str)],
     tagged: &'static str,
     confine: &'static str,
+    /// The programs it compiles go back in the ready line, for the cache.
+    send_back: bool,
+    /// Programs an earlier run compiled follow the line, raw.
+    compiled: Option<CompiledHead<'a>>,
 }
 
-/// The programs line, with its newline.
-pub fn programs_line() -> &'static str {
-    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LINE.get_or_init(|| {
-        let line = ProgramsLine {
-            programs: &super::harness::PROGRAMS,
-            tagged: super::harness::TAGGED_PY,
-            confine: super::harness::CONFINE_PY,
-        };
-        // Serializing strings cannot fail.
-        serde_json::to_string(&line).unwrap_or_default() + "\n"
-    })
+#[derive(Serialize)]
+struct CompiledHead<'a> {
+    /// Which interpreter build compiled them (the harness's own words).
+    tag: &'a str,
+    bytes: usize,
+}
+
+/// What a harness reads first: the programs line, with its newline, then
+/// `cached`'s code when given. With `send_back`, the harness sends the
+/// programs it compiles in its ready line ([`Ready::compiled`]).
+///
+/// [`Ready::compiled`]: super::self_test::Ready
+pub fn programs_message(cached: Option<&Compiled>, send_back: bool) -> Vec<u8> {
+    let line = ProgramsLine {
+        programs: &super::harness::PROGRAMS,
+        tagged: super::harness::TAGGED_PY,
+        confine: super::harness::CONFINE_PY,
+        send_back,
+        compiled: cached.map(|c| CompiledHead {
+            tag: &c.tag,
+            bytes: c.code.len(),
+        }),
+    };
+    // Serializing strings cannot fail.
+    let mut out = serde_json::to_vec(&line).unwrap_or_default();
+    out.push(b'\n');
+    if let Some(c) = cached {
+        out.extend_from_slice(&c.code);
+    }
+    out
 }
 
 /// The harness's first line out, before it imports anything: the

@@ -20,6 +20,10 @@ pub(super) struct Ready {
     /// of the monotonic clock), for `grade --timings`.
     #[serde(default)]
     steps: Vec<(String, f64)>,
+    /// The programs as it compiled them ([tag, hex of the marshalled
+    /// code]), when asked to send them back.
+    #[serde(default)]
+    compiled: Option<(String, String)>,
 }
 
 impl Ready {
@@ -34,6 +38,7 @@ impl Ready {
                 "hello written" => "harness: hello (its interpreter's facts, bwrap's check)",
                 "warm imports" => "harness: warm imports",
                 "programs compiled" => "harness: programs compiled",
+                "programs loaded" => "harness: programs loaded (compiled by an earlier run)",
                 "init line read" => "harness: waiting for the init line",
                 "programs and tagged module run" => "harness: programs and tagged module run",
                 "confinement prepared" => "harness: confinement prepared",
@@ -45,6 +50,15 @@ impl Ready {
             crate::timings::record(name, start, end.max(start));
             start = end.max(start);
         }
+    }
+
+    /// The programs it compiled, for the cache (taken once).
+    pub(super) fn compiled(&mut self) -> Option<super::compiled::Compiled> {
+        let (tag, code) = self.compiled.take()?;
+        Some(super::compiled::Compiled {
+            tag,
+            code: hex::decode(code).ok()?,
+        })
     }
 
     /// Why the harness is not in the worker's memory cgroup it was handed.

@@ -39,4 +39,7 @@ pub struct Setup {
     /// Whether each zygote imports the modules students commonly use
     /// before its first child ([`super::Tuning::warm_imports`]).
     pub warm: bool,
+    /// Where the harness's compiled programs are kept
+    /// ([`super::Tuning::code_cache`]).
+    pub code_cache: Option<std::path::PathBuf>,
 }

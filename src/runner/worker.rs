@@ -70,6 +70,8 @@ pub struct Spawned {
     spawned: f64,
     /// Its first line, once read ([`Spawned::hello`]).
     hello: Option<Hello>,
+    /// Where the programs it compiles are kept for later runs.
+    code_cache: Option<std::path::PathBuf>,
 }
 
 impl Spawned {
@@ -108,6 +110,7 @@ impl Spawned {
             uid,
             inner_scratch,
             spawned,
+            code_cache,
             ..
         } = self;
         worker.reply_limit = limits::reply_wait(setup.limits.wall);
@@ -117,11 +120,17 @@ impl Spawned {
         .map_err(HarnessError::Init)?;
         worker.send(init.as_bytes())?;
         let ready = worker.receive(limits::READY_WAIT)?;
-        let ready: Ready = match serde_json::from_str(ready.trim()) {
+        let mut ready: Ready = match serde_json::from_str(ready.trim()) {
             Ok(r) => r,
             Err(_) => return Err(worker.failure(ProcessFailure::DidNotStart)),
         };
         ready.record_steps(spawned);
+        if let (Some(dir), Some(compiled)) = (&code_cache, ready.compiled()) {
+            // A cache that cannot be written costs the next run its compile.
+            let _ = crate::timings::span("compiled programs cached", || {
+                super::compiled::store(dir, &setup.python.executable, &compiled)
+            });
+        }
         let memory = match (&worker.cgroup, ready.cgroup_error()) {
             (Some(cg), None) => cg.describe.clone(),
             (Some(_), Some(why)) => format!("memory: per process only ({why})"),
@@ -142,6 +151,7 @@ impl Worker {
             setup.limits.memory_bytes,
             lease,
             setup.warm,
+            setup.code_cache.as_deref(),
         )?
         .init(setup)
     }
@@ -150,13 +160,16 @@ impl Worker {
     /// processes' memory bounded by [`limits::cgroup_bytes`] of
     /// `memory_bytes`, running student code as `lease`'s uid: it says hello
     /// ([`Spawned::hello`]), imports what it warms (with `warm`), compiles
-    /// its programs (sent here) and waits for its init line ([`Spawned::init`]).
+    /// its programs (sent here; or loads them as compiled by an earlier run,
+    /// from `code_cache`, where they are kept) and waits for its init line
+    /// ([`Spawned::init`]).
     pub fn spawn(
         isolation: Isolation,
         python: &Python,
         memory_bytes: u64,
         lease: Option<&UidLease>,
         warm: bool,
+        code_cache: Option<&std::path::Path>,
     ) -> Result<Spawned, RecordError> {
         let uid = lease.map(|l| l.uid);
         let scratch = match isolation.host_scratch() {
@@ -207,9 +220,10 @@ impl Worker {
         let mut stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
         // The programs line fits the pipe: written now, it never waits for
         // the harness to read it (a smaller pipe only makes this wait).
-        let programs = protocol::programs_line().as_bytes();
+        let cached = code_cache.and_then(|dir| super::compiled::load(dir, &python.executable));
+        let programs = protocol::programs_message(cached.as_ref(), code_cache.is_some());
         grow_pipe(&stdin, programs.len());
-        let wrote = stdin.write_all(programs).and_then(|_| stdin.flush());
+        let wrote = stdin.write_all(&programs).and_then(|_| stdin.flush());
         let stdout = child.stdout.take().ok_or(HarnessError::NoPipe("stdout"))?;
         let stderr = child.stderr.take().ok_or(HarnessError::NoPipe("stderr"))?;
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
@@ -258,6 +272,7 @@ impl Worker {
             inner_scratch,
             spawned,
             hello: None,
+            code_cache: code_cache.map(|d| d.to_path_buf()),
         })
     }
 
@@ -505,6 +520,7 @@ mod tests {
             },
             inputs,
             warm: true,
+            code_cache: None,
         };
         let lease = sandbox::lease_uid().unwrap();
         let mut w = Worker::start(&setup, lease.as_ref()).unwrap();

@@ -79,3 +79,109 @@ fn a_batch_is_settled_the_same_way_and_its_zygote_warms_the_common_modules() {
         "{timings}"
     );
 }
+
+/// The one file of compiled programs under the cache folder `cache`.
+fn cache_file(cache: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(cache.join("autograder/harness"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// A cache file as the grader writes it (src/runner/compiled.rs): its
+/// magic, the SHA-256 of the rest, the tag (JSON) and the code.
+fn forged(tag: &str, code: &[u8]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut rest = serde_json::to_vec(tag).unwrap();
+    rest.push(b'\n');
+    rest.extend_from_slice(code);
+    let mut out = format!(
+        "autograder-harness-code/1\n{}\n",
+        hex::encode(Sha256::digest(&rest))
+    )
+    .into_bytes();
+    out.extend_from_slice(&rest);
+    out
+}
+
+/// The tag and code of a cache file.
+fn tag_and_code(file: &[u8]) -> (String, Vec<u8>) {
+    let mut parts = file.splitn(4, |&b| b == b'\n');
+    let (_, _) = (parts.next(), parts.next());
+    let tag: String = serde_json::from_slice(parts.next().unwrap()).unwrap();
+    (tag, parts.next().unwrap().to_vec())
+}
+
+#[test]
+fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_is_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = model_copies(tmp.path(), 1);
+    let sub = subs.join("s0");
+    let cache = tmp.path().join("xdg");
+    let work = tmp.path().join("work");
+    let run = |extra: &[&str]| {
+        let _ = std::fs::remove_dir_all(&work);
+        let mut cmd = TestCommand::grade(&sub, &manifest().join("cases"), &work);
+        cmd.env("XDG_CACHE_HOME", &cache);
+        let (timings, percents) = {
+            let report = tmp.path().join("report.json");
+            let out = cmd
+                .args(["--timings", "--quiet", "--main-py-only", "--json"])
+                .arg(&report)
+                .args(extra)
+                .output();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{stderr}");
+            let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+            (
+                stderr,
+                report["submissions"][0]["percent"].as_f64().unwrap(),
+            )
+        };
+        assert_eq!(percents, 100.0, "{timings}");
+        let loaded = timings.contains("harness: programs loaded (compiled by an earlier run)");
+        assert_ne!(
+            loaded,
+            timings.contains("harness: programs compiled"),
+            "{timings}"
+        );
+        loaded
+    };
+    // The first run compiles and keeps what it compiled; the next loads it.
+    assert!(!run(&[]));
+    let file = cache_file(&cache);
+    let kept = std::fs::read(&file).unwrap();
+    assert!(run(&[]));
+    assert_eq!(std::fs::read(&file).unwrap(), kept);
+    // --no-cache compiles, and leaves the file alone.
+    std::fs::write(&file, b"not a cache file").unwrap();
+    assert!(!run(&["--no-cache"]));
+    assert_eq!(std::fs::read(&file).unwrap(), b"not a cache file");
+    // A broken file is ignored and replaced.
+    assert!(!run(&[]));
+    assert_eq!(std::fs::read(&file).unwrap(), kept);
+    let (tag, code) = tag_and_code(&kept);
+    // Another interpreter's code (its tag), sound as a file: compiled again.
+    std::fs::write(&file, forged("3.99.0 (another build)|0|cpython-399", &code)).unwrap();
+    assert!(!run(&[]));
+    assert_eq!(std::fs::read(&file).unwrap(), kept);
+    // This interpreter's tag over code that is not the harness's programs
+    // (marshalled, but of other things): the harness compiles its own.
+    let python = autograder::runner::Python::find(None).unwrap();
+    let not_programs = std::process::Command::new(&python.executable)
+        .args(["-c", "import marshal,sys; sys.stdout.buffer.write(marshal.dumps((compile('x=1','sharing.py','exec'),)*3))"])
+        .output()
+        .unwrap()
+        .stdout;
+    for code in [
+        &not_programs[..],
+        b"\xff\x00 not marshal",
+        &code[..code.len() / 2],
+    ] {
+        std::fs::write(&file, forged(&tag, code)).unwrap();
+        assert!(!run(&[]));
+        assert_eq!(std::fs::read(&file).unwrap(), kept);
+    }
+}

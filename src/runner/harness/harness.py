@@ -31,13 +31,18 @@ inherits them; src/runner/protocol.rs):
   argv: -c <this file> <warm|cold> <probe source> <bwrap check source or "">
         <fd of the worker's cgroup.procs or "">
   <- {"hello": true, "facts": hex, "bwrap_check": bool|null} (before any import)
-  -> programs {"programs": [[name, src], ...], "tagged": src, "confine": src}
-     (written as the harness starts; compiled while the grader reads its corpus)
+  -> programs {"programs": [[name, src], ...], "tagged": src, "confine": src,
+               "send_back": bool, "compiled": {"tag": str, "bytes": n} | null}
+     (written as the harness starts; compiled while the grader reads its
+     corpus, unless n raw bytes follow: the programs an earlier run compiled,
+     marshalled, used when "tag" is this interpreter's, see _code_tag)
   -> init  {"cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
             "limits": {NAME: number} (every limit the harness goes by,
             src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
             "tier", "read_roots", "must_not_read"}
-  <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...}}
+  <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...},
+      "compiled": [tag, hex] | null}   (the programs compiled here, when
+                                        "send_back": for the grader's cache)
   -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n}
      ("pyc_hex": main.py compiled by an earlier session, when the store
      has it; "visible" and "hidden" only for a subset of the cases: the
@@ -397,16 +402,70 @@ def _read_stdin_line():
     return bytes(buf[:i])
 
 
+def _read_stdin_exact(n):
+    """The next `n` bytes of stdin (after what _read_stdin_line kept)."""
+    global _stdin_left
+    buf = bytearray(_stdin_left[:n])
+    _stdin_left = _stdin_left[n:]
+    while len(buf) < n:
+        chunk = _read(0, min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise SystemExit("harness: stdin ended inside the compiled programs")
+        buf += chunk
+    return bytes(buf)
+
+
+def _code_tag():
+    """Which interpreter build compiled a marshalled code object: the
+    grader's cache of compiled programs (src/runner/compiled.rs) is used
+    only by the build that made it."""
+    return "%s|%d|%s" % (sys.version, sys.flags.optimize, sys.implementation.cache_tag)
+
+
+# The programs as compiled here, for the grader's cache ([tag, hex]), when
+# it asked for them ("send_back") and had none of this interpreter's:
+# sent in the ready line.
+_COMPILED = None
+
+
+def _cached_programs(data):
+    """The compiled programs the grader's cache sent, when they are code
+    objects of exactly the harness's programs; None otherwise."""
+    try:
+        code, tagged, confine = _marshal_loads(data)
+    except BaseException:
+        return None
+    names = [name + ".py" for name in PROGRAMS] + ["tagged.py", "confine.py"]
+    every = (list(code) if type(code) is tuple else []) + [tagged, confine]
+    if len(every) != len(names) or any(type(c) is not types.CodeType or c.co_filename != n for c, n in zip(every, names)):
+        return None
+    return list(code), tagged, confine
+
+
 def _compile_programs(line):
     """The programs line (sent as the harness starts, before the run knows
     its corpus): each program compiled, not yet run, in PROGRAMS's order,
-    then tagged.py's and confine.py's."""
+    then tagged.py's and confine.py's, and None; or, when the line says
+    code of this interpreter follows it ("compiled": {"tag", "bytes"}), that
+    code and its bytes."""
+    global _COMPILED
     sources = _loads(line)
     programs = sources["programs"]
     if [name for name, _ in programs] != list(PROGRAMS):
         raise SystemExit("harness: the programs line's programs are not the harness's")
+    cached = sources.get("compiled")
+    if cached is not None:
+        data = _read_stdin_exact(cached["bytes"])
+        if cached["tag"] == _code_tag():
+            got = _cached_programs(data)
+            if got is not None:
+                return got + (data,)
     code = [compile(source, name + ".py", "exec") for name, source in programs]
-    return code, compile(sources["tagged"], "tagged.py", "exec"), compile(sources["confine"], "confine.py", "exec")
+    tagged = compile(sources["tagged"], "tagged.py", "exec")
+    confine = compile(sources["confine"], "confine.py", "exec")
+    if sources.get("send_back"):
+        _COMPILED = [_code_tag(), _marshal_dumps((tuple(code), tagged, confine)).hex()]
+    return code, tagged, confine, None
 
 
 def _load(init, programs, tagged):
@@ -439,9 +498,9 @@ def main():
     line = _read_stdin_line()
     if line is None:
         return
-    programs, tagged, confine = _compile_programs(line)
+    programs, tagged, confine, cached = _compile_programs(line)
     del line
-    _STEPS.append(["programs compiled", _clock()])
+    _STEPS.append(["programs compiled" if cached is None else "programs loaded", _clock()])
     line = _read_stdin_line()
     if line is None:
         return

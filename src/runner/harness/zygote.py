@@ -77,8 +77,10 @@ def _zygote(check):
         "self_test": check,
         "cgroup_error": INIT["cgroup_error"],
         "steps": _STEPS,
+        "compiled": _COMPILED,
     }
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
+    del ready
     zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     _stdout.flush()
     spid = os.fork()
