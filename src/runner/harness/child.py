@@ -237,7 +237,7 @@ def _bytecode(pyc, path, source):
             # The same bytes whatever the folder (import sets the real path
             # back, as for any .pyc), so a store file is reproducible.
             _imp._fix_co_filename(code, "main.py")
-            data = importlib._bootstrap_external._code_to_hash_pyc(code, importlib.util.source_hash(source), False)
+            data = _bootstrap_external._code_to_hash_pyc(code, _bootstrap_external.source_hash(source), False)
             del code
         except BaseException:
             data = None
@@ -246,7 +246,7 @@ def _bytecode(pyc, path, source):
 
 
 # An unchecked hash-based .pyc: the interpreter's magic, then flags 0b01.
-_PYC_HEAD = importlib.util.MAGIC_NUMBER + b"\x01\x00\x00\x00"
+_PYC_HEAD = _bootstrap_external.MAGIC_NUMBER + b"\x01\x00\x00\x00"
 
 
 def _import_main(path, pyc):
@@ -269,8 +269,8 @@ def _import_main(path, pyc):
     # As importlib's SourceLoader.get_code: the code's file names are the
     # real main.py's.
     _imp._fix_co_filename(code, path)
-    spec = importlib.util.spec_from_file_location("main", path)
-    module = importlib.util.module_from_spec(spec)
+    spec = _bootstrap_external.spec_from_file_location("main", path)
+    module = _bootstrap.module_from_spec(spec)
     # As importlib._bootstrap._load_unlocked.
     spec._initializing = True
     try:

@@ -49,9 +49,9 @@ def _self_test(meanwhile):
             out["root_hidden"] = denied("/", lambda: os.listdir("/"))
 
             def connect():
-                import socket
+                import _socket
 
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
                 s.close()
 
             out["inet_refused"] = denied("socket", connect)
