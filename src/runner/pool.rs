@@ -89,7 +89,7 @@ pub(super) fn run_jobs(
                 processes: limits::PROCESSES,
                 workers: worker_count(opts, jobs.len()),
             },
-            inputs: Inputs::of(corpus, &cases.each),
+            inputs: Inputs::of(corpus),
             warm: tuning.warm_imports,
             code_cache: tuning.code_cache.clone(),
         },

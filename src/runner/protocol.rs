@@ -1,7 +1,7 @@
 //! The wire protocol between a worker and its harness: JSON lines over the
 //! harness's stdin and stdout. Every line is built and read here, with
-//! serde (the cases' inputs, already JSON, go in as [`RawValue`]s, never
-//! spliced as text).
+//! serde (the cases' inputs go in as the hex of their marshal bytes, see
+//! [`super::inputs`]).
 //!
 //! # The conversation
 //!
@@ -21,9 +21,10 @@
 //!    `nproc`, `core`), how many `workers` record at once, the sandbox `tier`,
 //!    the folders the interpreter reads (`read_roots`), files the
 //!    self-test must fail to read (`must_not_read`), how many cases are
-//!    hidden (`hidden_count`) and the visible cases' inputs (`cases`:
-//!    `[{"f": function, "a": [args], "k": [[name, value]]}, ...]`, tagged
-//!    JSON values).
+//!    hidden (`hidden_count`) and the visible cases' inputs (`cases`: the
+//!    hex of the marshal bytes of `[(function, marshal bytes of (args,
+//!    kwargs)), ...]`, see [`super::inputs::case_tuple`]), which the
+//!    harness checks are exactly as CPython marshals them.
 //! 2. **Ready** (harness → grader, one line): `{"ready": true, "python":
 //!    "3.x.y", "self_test": {...}}`, what the sandbox's self-test found held
 //!    (see [`super::self_test`]), and the programs it compiled when asked
@@ -51,7 +52,6 @@ use super::setup::Setup;
 use super::HarnessError;
 use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
 /// What a supervisor writes when a job needs the hidden cases' inputs.
@@ -128,7 +128,7 @@ pub struct Init<'a> {
     read_roots: &'a [PathBuf],
     must_not_read: &'a [PathBuf],
     hidden_count: usize,
-    cases: &'a RawValue,
+    cases: &'a str,
 }
 
 /// The rlimits every child runs under.
@@ -249,18 +249,11 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
     ))
 }
 
-/// The hidden inputs a job runs, as the line that answers
-/// [`HIDDEN_REQUEST`]: a JSON array of inputs already JSON.
-pub fn hidden_line<'a>(inputs: impl IntoIterator<Item = &'a str>) -> String {
-    let mut line = String::from("[");
-    for (i, input) in inputs.into_iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        line.push_str(input);
-    }
-    line.push_str("]\n");
-    line
+/// The hidden inputs a job runs (each a case's input, see
+/// [`super::inputs::case_tuple`]), as the line that answers
+/// [`HIDDEN_REQUEST`]: the hex of their list's marshal bytes.
+pub fn hidden_line<'a>(inputs: impl ExactSizeIterator<Item = &'a [u8]>) -> String {
+    super::inputs::listed(inputs) + "\n"
 }
 
 #[cfg(test)]

@@ -345,7 +345,7 @@ impl Worker {
             let hidden = match &plan.subset {
                 None if inputs.order.len() > inputs.visible_count => format!("{}\n", inputs.hidden),
                 Some((_, hidden)) if !hidden.is_empty() => {
-                    protocol::hidden_line(hidden.iter().map(|&k| inputs.hidden_each[k].as_str()))
+                    protocol::hidden_line(hidden.iter().map(|&k| inputs.hidden_each[k].as_slice()))
                 }
                 _ => return Err(self.failure(ProcessFailure::UnaskedHidden)),
             };
@@ -503,7 +503,7 @@ mod tests {
             ("crash-h2", true),
             ("h3", true),
         ]);
-        let inputs = crate::runner::inputs::case_inputs(&corpus);
+        let inputs = crate::runner::inputs::Inputs::of(&corpus);
         let python = sandbox::Python::find(None).unwrap();
         let setup = Setup {
             isolation: Isolation::Rlimits,

@@ -6,6 +6,7 @@
 pub mod budget;
 mod equality;
 pub mod int_digits;
+pub mod marshal;
 pub mod matcher;
 pub mod pystr;
 pub mod reader;

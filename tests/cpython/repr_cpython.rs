@@ -1,4 +1,6 @@
-//! Differential test: `repr` against CPython's own `repr`.
+//! Differential test: `repr` against CPython's own `repr`, and the
+//! marshal bytes the harness builds each call's arguments from
+//! (`value::marshal`) against CPython's `marshal.dumps(v, 2)`.
 //!
 //! A seeded generator builds thousands of hostile values (floats around the
 //! notation boundaries, subnormals, big ints, strings with surrogates,
@@ -10,7 +12,7 @@
 //! `ast.literal_eval` (values without nan/inf) and its repr must match. Set `REPR_CPYTHON_SEED` to try another seed.
 
 use autograder::value::repr::{pretty, repr};
-use autograder::value::{tagged, PyDict, PyStr, PyValue};
+use autograder::value::{marshal, tagged, PyDict, PyStr, PyValue};
 use num_bigint::BigInt;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -24,7 +26,7 @@ const FLOATS: usize = 20_000;
 const SWEEP_CHUNK: u32 = 1024;
 
 const PY: &str = r#"
-import ast, importlib.util, json, sys
+import ast, importlib.util, json, marshal, sys
 sys.set_int_max_str_digits(0)
 spec = importlib.util.spec_from_file_location("tagged", sys.argv[1])
 tagged = importlib.util.module_from_spec(spec)
@@ -34,7 +36,7 @@ for line in sys.stdin.buffer:
     case = json.loads(line)
     v = tagged.decode(case["v"])
     back = None if case["p"] is None else repr(ast.literal_eval(case["p"]))
-    out.write(json.dumps([repr(v), back]).encode() + b"\n")
+    out.write(json.dumps([repr(v), back, marshal.dumps(v, 2).hex()]).encode() + b"\n")
 out.flush()
 "#;
 
@@ -93,9 +95,21 @@ impl Gen {
         match self.rng.gen_range(0..6) {
             0 => BigInt::from(self.rng.gen_range(-10i64..=10)),
             1 => BigInt::from(
-                *[i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1, 0, -1]
-                    .choose(&mut self.rng)
-                    .unwrap_or(&0),
+                *[
+                    i64::MIN,
+                    i64::MAX,
+                    i64::MIN + 1,
+                    i64::MAX - 1,
+                    0,
+                    -1,
+                    // Where marshal switches from TYPE_INT to TYPE_LONG.
+                    i32::MIN.into(),
+                    i32::MAX.into(),
+                    i64::from(i32::MIN) - 1,
+                    i64::from(i32::MAX) + 1,
+                ]
+                .choose(&mut self.rng)
+                .unwrap_or(&0),
             ),
             2 => {
                 // Just outside i64 and u64, where tagged JSON switches to $int.
@@ -217,7 +231,7 @@ fn sweep() -> Vec<PyValue> {
 }
 
 #[test]
-fn repr_matches_cpython() {
+fn repr_and_marshal_match_cpython() {
     if !crate::util::tier::runs(crate::util::tier::Tier::Cpython) {
         return;
     }
@@ -256,7 +270,7 @@ fn repr_matches_cpython() {
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let stdout = child.stdout.take().expect("stdout");
-    let theirs: Vec<(String, Option<String>)> = BufReader::new(stdout)
+    let theirs: Vec<(String, Option<String>, String)> = BufReader::new(stdout)
         .lines()
         .map(|line| serde_json::from_str(&line.expect("read python output")).expect("JSON line"))
         .collect();
@@ -275,8 +289,9 @@ fn repr_matches_cpython() {
     let mut mismatches = 0;
     let mut pretty_checked = 0;
     let mut multi_line = 0;
-    for ((v, p), (want, back)) in values.iter().zip(&pretties).zip(&theirs) {
+    for ((v, p), (want, back, marshalled)) in values.iter().zip(&pretties).zip(&theirs) {
         let ours = repr(v);
+        let our_marshal = hex::encode(marshal::to_bytes(v).expect("a plain value marshals"));
         let pretty_ok = match (p, back) {
             (Some(p), Some(back)) => {
                 pretty_checked += 1;
@@ -286,11 +301,11 @@ fn repr_matches_cpython() {
             (None, None) => true,
             _ => false,
         };
-        if &ours != want || !pretty_ok {
+        if &ours != want || !pretty_ok || &our_marshal != marshalled {
             mismatches += 1;
             if mismatches <= 20 {
                 say!(
-                    "MISMATCH for {}\n  cpython: {want}\n  ours:    {ours}\n  pretty:  {p:?}\n  pretty read back by CPython: {back:?}",
+                    "MISMATCH for {}\n  cpython: {want}\n  ours:    {ours}\n  pretty:  {p:?}\n  pretty read back by CPython: {back:?}\n  marshal, cpython: {marshalled}\n  marshal, ours:    {our_marshal}",
                     serde_json::to_string(&tagged::encode(v)).unwrap_or_default()
                 );
             }
@@ -301,7 +316,10 @@ fn repr_matches_cpython() {
         values.len(),
         values.len() - random_count
     );
-    assert_eq!(mismatches, 0, "repr or pretty disagrees with CPython");
+    assert_eq!(
+        mismatches, 0,
+        "repr, pretty or marshal disagrees with CPython"
+    );
 }
 
 /// Whether every float in `v` is finite (so its repr is a Python literal).

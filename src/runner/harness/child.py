@@ -66,28 +66,33 @@ def _raised_text(e):
     return dumps(_raised(e))
 
 
-def _prepare(case, built=False):
-    """A case's input, built once (visible: in the zygote, before any fork;
-    hidden: in the supervisor, see _Run.send_hidden): (function name, marshal bytes of (args,
-    kwargs)). Each call gets fresh copies from `marshal.loads` (C, exact for
-    the value model: dict order, bool vs int, -0.0 and NaN, big ints, tuples
-    vs lists, lone surrogates; no shared objects at version 2). The bytes
-    are a fixed point of loads/dumps, so an untouched copy dumps to them
-    again: one snapshot after the call tells whether the call changed its
-    arguments."""
-    if built:  # parsed with T.object_hook: the values themselves
-        args = case["a"]
-        kwargs = {k: v for k, v in case["k"]}
-    else:
-        args = [T.decode(a) for a in case["a"]]
-        kwargs = {k: T.decode(v) for k, v in case["k"]}
-    blob = _marshal_dumps((args, kwargs), 2)
-    for _ in range(4):
-        again = _marshal_dumps(_marshal_loads(blob), 2)
-        if again == blob:
-            return (case["f"], blob)
-        blob = again
-    raise ValueError("a case's arguments do not marshal to a fixed point")
+def _checked_case(case):
+    """One case's input as the grader sends it (src/runner/inputs.rs): the
+    tuple (function name, marshal bytes of (args list, kwargs dict)), whose
+    bytes must be exactly what marshal.dumps(..., 2) makes of the values
+    they hold (C, exact for the value model: dict order, bool vs int, -0.0
+    and NaN, big ints, tuples vs lists, lone surrogates; no shared objects
+    at version 2). Each call gets fresh copies from `marshal.loads`, and
+    an untouched copy dumps to the same bytes again: one snapshot after
+    the call tells whether the call changed its arguments. Raises
+    ValueError for anything else."""
+    if type(case) is not tuple or len(case) != 2 or type(case[0]) is not str or type(case[1]) is not bytes:
+        raise ValueError("a case's input is not (function name, arguments)")
+    call = _marshal_loads(case[1])
+    if type(call) is not tuple or len(call) != 2 or type(call[0]) is not list or type(call[1]) is not dict:
+        raise ValueError("a case's arguments are not (args list, kwargs dict)")
+    if _marshal_dumps(call, 2) != case[1]:
+        raise ValueError("a case's arguments are not as marshal writes them")
+    return case
+
+
+def _case_list(data):
+    """The list of cases' inputs in `data` (marshal bytes, as the grader
+    sends them), unchecked: see _checked_case."""
+    cases = _marshal_loads(data)
+    if type(cases) is not list:
+        raise ValueError("the cases' inputs are not a list")
+    return cases
 
 
 def _run_case(mod_dict, case):
@@ -237,7 +242,7 @@ def _bytecode(pyc, path, source):
             # The same bytes whatever the folder (import sets the real path
             # back, as for any .pyc), so a store file is reproducible.
             _imp._fix_co_filename(code, "main.py")
-            data = _bootstrap_external._code_to_hash_pyc(code, _bootstrap_external.source_hash(source), False)
+            data = _bootstrap_external._code_to_hash_pyc(code, _imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source), False)
             del code
         except BaseException:
             data = None
@@ -493,7 +498,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
 
 _PID = [0]
 _KEEP = []
-_HIDDEN_ALL = [None]  # the supervisor's: every hidden case's prepared input (marshal bytes)
+_HIDDEN_ALL = [None]  # the supervisor's: every hidden case's input, checked (marshal bytes of their list)
 # Built-in exception classes -> (class, the start of their "raised" outcome).
 _RAISED_HEADS = {}
 _plain_json = None

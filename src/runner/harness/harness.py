@@ -36,7 +36,8 @@ inherits them; src/runner/protocol.rs):
      (written as the harness starts; compiled while the grader reads its
      corpus, unless n raw bytes follow: the programs an earlier run compiled,
      marshalled, used when "tag" is this interpreter's, see _code_tag)
-  -> init  {"cases": [{"f", "a", "k"}], "uid", "gid", "scratch",
+  -> init  {"cases": hex of the marshal bytes of [(function, marshal bytes
+            of (args, kwargs)), ...] (src/runner/inputs.rs), "uid", "gid", "scratch",
             "limits": {NAME: number} (every limit the harness goes by,
             src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
             "tier", "read_roots", "must_not_read"}
@@ -50,8 +51,8 @@ inherits them; src/runner/protocol.rs):
      hidden cases it runs; without them every case runs)
   <- {"need": "hidden"}   (as the job starts, when it runs hidden cases and
                            the supervisor does not hold their inputs yet:
-                           it prepares them while the visible cases run)
-  -> [the hidden cases' inputs: the chosen ones only]
+                           it checks them while the visible cases run)
+  -> hex of the hidden cases' inputs, as "cases" (the chosen ones only)
   <- {"n": cases run, "output": str, "integrity": [...], "pyc": hex} then, for each
      case run, a tab and its outcome object as the child wrote it (the
      supervisor checks the framing and that it is printable ASCII, never
@@ -71,12 +72,13 @@ compiled, before any of it ran; "K" alone when it does not compile; the
 reply's "pyc"), then "I" (imported), "E <json>" (import error),
 "C <i> <json>" (case outcome), "V" (every visible case answered:
 the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
-list of their prepared inputs, and closes it), "R" (stops after an out-of-memory or a
+list of their inputs, and closes it), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
-from /proc itself. Cases' arguments are built once (the visible ones in the
-zygote before any fork, the hidden ones by the supervisor, which children
-never start from: once per worker when every case runs, once per job for a
-subset) as marshal bytes; each call gets fresh copies.
+from /proc itself. Cases' arguments come as marshal bytes, built by Rust and
+checked once (the visible ones in the zygote before any fork, the hidden
+ones by the supervisor, which children never start from: once per worker
+when every case runs, once per job for a subset); each call gets fresh
+copies.
 """
 
 import sys

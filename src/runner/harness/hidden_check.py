@@ -4,7 +4,7 @@
 # returns at once, keeping what the pipe did not take; write_hidden writes
 # more as the child reads, every byte exactly once and in order, then closes
 # the pipe; a child that is gone ends the writing. Asked for ahead, the
-# inputs are prepared exactly as from the whole line. Run with the harness's
+# inputs are checked exactly as the whole line is. Run with the harness's
 # sources and limits on stdin (worker::check_input); prints "ok <bytes>
 # <lines>".
 import fcntl
@@ -20,7 +20,7 @@ exec(compile(sources["harness"], "harness.py", "exec"), H)
 H["_load"](sources, *H["_compile_programs"](json.dumps(sources))[:2])
 H["INIT"] = {"cases": [], "timeout": 2, "wall": 60, "scratch": "/nonexistent", "tier": "none"}
 run = H["_Run"]({"source_hex": ""})
-# The inputs as the supervisor prepares them (given here, not asked for):
+# The inputs as the supervisor holds them (given here, not asked for):
 # marshal bytes of (function, marshal bytes of (args, kwargs)) pairs.
 run.hidden = H["_marshal_dumps"]([("f", H["_marshal_dumps"](([i, "x" * 40], {}), 2)) for i in range(5000)], 2)
 assert len(run.hidden) > 200000
@@ -72,25 +72,34 @@ try:
 except OSError:
     pass
 
-# Asked for ahead, the inputs are read and prepared a case at a time, in
-# naps and in pieces as they arrive: exactly what reading the whole line
+# Asked for ahead, the inputs are read and checked a case at a time, in
+# naps and in pieces as they arrive: exactly what checking the whole line
 # gives, or the same error.
 def whole(line):
     try:
-        cases = json.loads(line if line is not None else b"[]", object_hook=H["T"].object_hook)
-        return H["_marshal_dumps"]([H["_prepare"](c, True) for c in cases], 2)
+        try:
+            data = bytes.fromhex(line.decode("ascii"))
+        except BaseException:
+            raise ValueError("the hidden inputs' line is not hex")
+        for c in H["_case_list"](data):
+            H["_checked_case"](c)
+        return data
     except BaseException as e:
         return "%s: %s" % (type(e).__name__, e)
 
 
-case = json.dumps({"f": "g", "a": [1, {"$tuple": [1, {"$int": "12345678901234567890"}]}, "\u00e9"], "k": [["x", {"$dict": [[1, {"$str": [55296]}]]}]]})
-plain = json.dumps({"f": "h", "a": [[{"m": "x" * 300}] * 3], "k": []})
+dumps = H["_marshal_dumps"]
+case = ("g", dumps(([1, (1, 12345678901234567890), "\u00e9"], {"x": {1: "\ud800"}}), 2))
+plain = ("h", dumps(([[{"m": "x" * 300}] * 3], {}), 2))
+# 5 as TYPE_LONG: marshal reads it, but writes it as TYPE_INT.
+long_five = b"(\x02\x00\x00\x00[\x01\x00\x00\x00l\x01\x00\x00\x00\x05\x00{0"
 lines = [
-    ("[" + ",".join([case, plain] * 200) + "]").encode(),
-    b"[]", b" []", b"[ ]", b"[ ] x", b"[]]", b"{}", b'"x"', b"[1e400]", b"[\xff]", b"\xef\xbb\xbf[]",
-    ("[ " + case + " ,\n " + plain + " ] ").encode(), ("[" + case + ",]").encode(), ("[" + case + "] [").encode(),
-    ("[" + case + ",1]").encode(), b'[{"f": "g", "a": [], "k": []}, {"f": 1}]', ("[" + case + ",{bad").encode(),
-    '["\u00e9"]'.encode("utf-16-le"),
+    dumps([case, plain] * 200, 2).hex().encode(),
+    dumps([], 2).hex().encode(), b"", b"5b", b"zz", b"5b000000", dumps({}, 2).hex().encode(),
+    dumps([case, ("f", long_five)], 2).hex().encode(), dumps([case, ("f", b"junk")], 2).hex().encode(),
+    dumps([case, ("f", dumps(([], {}), 2), 3)], 2).hex().encode(), dumps([case, (1, dumps(([], {}), 2))], 2).hex().encode(),
+    dumps([case, ("f", dumps(((), {}), 2))], 2).hex().encode(), dumps([case], 2).hex().encode() + b" x",
+    dumps([case], 2).hex().upper().encode(),
 ]
 saved_out = os.dup(1)
 exit_r, exit_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

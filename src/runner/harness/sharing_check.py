@@ -34,7 +34,7 @@ def student(src):
 
 
 def run(mod_dict, name, *args, **kwargs):
-    case = H["_prepare"]({"f": name, "a": [T.encode(a) for a in args], "k": [[k, T.encode(v)] for k, v in kwargs.items()]})
+    case = H["_checked_case"]((name, H["_marshal_dumps"]((list(args), dict(kwargs)), 2)))
     line = H["_run_case"](mod_dict, case)
     assert all(0x20 <= b < 0x7F for b in line.encode("utf-8")), line
     out = json.loads(line)

@@ -577,25 +577,25 @@ class _Run:
 
 class _HiddenFetch:
     """One job's hidden inputs from Rust (the line answering
-    {"need":"hidden"}), prepared as send_hidden gives them to a child:
-    asked for as the job starts (when the supervisor does not hold them
-    already), then read and prepared a case at a time in the naps the
-    supervisor takes anyway (`nap`), so that no read of a child's results
-    waits longer for it; `finish` does what is left when a child needs
-    them. The supervisor holds them as it holds every job's once asked
-    for; no child has them before it has answered every visible case.
-    Whatever goes other than the plain case (a line that is not a list of
-    cases, a case that does not prepare) is left to `finish`, which reads
-    the whole line as it always has, raising what that raises."""
+    {"need":"hidden"}: the hex of their list's marshal bytes), checked as
+    send_hidden gives them to a child: asked for as the job starts (when
+    the supervisor does not hold them already), then read and checked a
+    case at a time in the naps the supervisor takes anyway (`nap`), so that
+    no read of a child's results waits longer for it; `finish` does what
+    is left when a child needs them. The supervisor holds them as it holds
+    every job's once asked for; no child has them before it has answered
+    every visible case. A line that is not such a list, or a case that
+    does not check, is left to `finish`, which raises what checking it
+    whole raises."""
 
     def __init__(self):
         self.asked = False
         self.buf = None  # what has arrived of the line (bytearray) until it is whole
-        self.line = None  # the whole line, without its end (None: Rust's end of file)
-        self.text = None  # ... decoded, while its cases are taken one at a time
-        self.at = 0  # where the next case starts in text
-        self.prepared = []  # the cases prepared so far, in order
-        self.done = False  # every case is prepared, or the rest is finish's
+        self.data = None  # the whole line's bytes (None: Rust's end of file, or not hex)
+        self.cases = None  # ... as the list of cases, while they are checked one at a time
+        self.at = 0  # the next case to check
+        self.done = False  # every case is checked, or the rest is finish's
+        self.failed = False  # something did not check: finish raises it
 
     def ask(self):
         _write_all(1, b'{"need":"hidden"}\n')
@@ -614,54 +614,31 @@ class _HiddenFetch:
             self.buf += chunk
         if not chunk or self.buf.endswith(b"\n"):
             whole = bytes(self.buf)
-            self.line = (whole[:-1] if whole.endswith(b"\n") else whole) if whole else None
             self.buf = None
-            self._begin()
+            self._begin(whole[:-1] if whole.endswith(b"\n") else None)
 
-    def _begin(self):
-        """Starts taking the cases one at a time, when the line is a plain
-        JSON list (as json.loads reads it); otherwise leaves it all to
-        finish."""
+    def _begin(self, line):
+        """Starts checking the cases one at a time."""
         self.done = True
-        line = self.line
-        text = None
-        if line is not None and line[:1] == b"[":
-            try:
-                text = line.decode(json.detect_encoding(line), "surrogatepass")
-            except (UnicodeDecodeError, LookupError):
-                text = None
-        if text is None or text[:1] != "[":
-            self.prepared = None
+        try:
+            self.data = bytes.fromhex(line.decode("ascii"))
+            self.cases = _case_list(self.data)
+        except BaseException:
+            self.failed = True
             return
-        at = _JSON_SPACE(text, 1).end()
-        if text[at : at + 1] == "]":
-            if _JSON_SPACE(text, at + 1).end() != len(text):
-                self.prepared = None
-            return
-        self.text = text
-        self.at = at
-        self.done = False
+        self.at = 0
+        self.done = not self.cases
 
     def _step(self):
-        """Takes and prepares the next case."""
-        text = self.text
+        """Checks the next case."""
         try:
-            case, at = _HIDDEN_DECODER.scan_once(text, self.at)
-            prepared = _prepare(case, True)
-        except BaseException:  # not as plain as that: finish reads the line whole
-            self.prepared = None
+            _checked_case(self.cases[self.at])
+        except BaseException:
+            self.failed = True
             self.done = True
             return
-        self.prepared.append(prepared)
-        at = _JSON_SPACE(text, at).end()
-        sep = text[at : at + 1]
-        if sep == ",":
-            self.at = _JSON_SPACE(text, at + 1).end()
-            return
-        self.done = True
-        self.text = None
-        if sep != "]" or _JSON_SPACE(text, at + 1).end() != len(text):
-            self.prepared = None
+        self.at += 1
+        self.done = self.at == len(self.cases)
 
     def nap(self, exit_fd, until):
         """The supervisor's nap until `until` (or the child's exit), spent
@@ -671,7 +648,7 @@ class _HiddenFetch:
             if now >= until:
                 return
             watch = [exit_fd, 0] if self.reading() else [exit_fd]
-            work = self.text is not None and not self.done
+            work = self.cases is not None and not self.done
             ready = select.select(watch, [], [], 0 if work else until - now)[0]
             if exit_fd in ready:
                 return
@@ -681,19 +658,20 @@ class _HiddenFetch:
                 self._step()
 
     def finish(self):
-        """The hidden inputs, prepared (marshal bytes): asked for, read and
-        prepared now as far as that is still to do."""
+        """The hidden inputs, checked (marshal bytes of their list): asked
+        for, read and checked now as far as that is still to do."""
         if not self.asked:
             self.ask()
         while self.reading():
             self.take()
         while not self.done:
             self._step()
-        if self.prepared is None:
-            line = self.line
-            cases = _loads(line if line is not None else b"[]", object_hook=T.object_hook)
-            self.prepared = [_prepare(c, True) for c in cases]
-        return _marshal_dumps(self.prepared, 2)
+        if self.failed:
+            if self.data is None:
+                raise ValueError("the hidden inputs' line is not hex")
+            for case in _case_list(self.data):
+                _checked_case(case)
+        return self.data
 
     def drain(self):
         """Reads the rest of an answer asked for (before the job is answered:
@@ -703,10 +681,6 @@ class _HiddenFetch:
                 self.take()
         except OSError:
             self.buf = None
-
-
-_JSON_SPACE = json.decoder.WHITESPACE.match
-_HIDDEN_DECODER = json.JSONDecoder(object_hook=T.object_hook)
 
 
 def _read_hidden(fd):
