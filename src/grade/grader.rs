@@ -176,12 +176,20 @@ impl<'a> Grader<'a> {
         details: &CaseGradeStorage,
     ) -> SubmissionGrade {
         let mut kept: Kept = self.info.checkpoints.iter().map(|_| Vec::new()).collect();
-        for (i, place) in self.place.iter().enumerate() {
-            let Some((cp, k)) = *place else { continue };
-            let (seconds, failure) = self.case(i, outcomes.get(i));
-            if seconds != 0.0 || failure.is_some() {
-                kept[cp].push((k, seconds, failure));
-            }
+        // Each case judged on its own, side by side; kept in case order.
+        let judged: Vec<_> = self
+            .place
+            .par_iter()
+            .with_min_len(64)
+            .enumerate()
+            .filter_map(|(i, place)| {
+                let (cp, k) = (*place)?;
+                let (seconds, failure) = self.case(i, outcomes.get(i));
+                (seconds != 0.0 || failure.is_some()).then_some((cp, k, seconds, failure))
+            })
+            .collect();
+        for (cp, k, seconds, failure) in judged {
+            kept[cp].push((k, seconds, failure));
         }
         let checkpoints: Vec<CheckpointGrade> = self
             .info

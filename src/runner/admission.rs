@@ -10,6 +10,7 @@ use crate::recording::admitted;
 use crate::recording::caps;
 use crate::recording::case_store::outcome_text;
 use crate::recording::format::CaseOutcome;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Parses the harness's answer (see [`protocol::read_reply`]). An outcome the harness
@@ -27,26 +28,31 @@ pub(super) fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, Recor
         .into());
     }
     let output = crate::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
-    let mut total = output.len();
-    let mut admissions = Vec::with_capacity(case_count);
-    for text in &texts {
-        let (admission, bytes) = match admitted::recall(text) {
+    // Each outcome parsed on its own, side by side (each text is capped
+    // by the supervisor's line limit); then their sizes summed in order.
+    let admissions: Vec<(Admission, usize)> = texts
+        .par_iter()
+        .with_min_len(64)
+        .map(|text| match admitted::recall(text) {
             Some(a) => (Admission::Known(a.text), a.bytes),
             None => {
                 let capped = capped_outcome(text);
                 let bytes = caps::outcome_bytes(&capped);
                 (Admission::Capped(capped), bytes)
             }
-        };
+        })
+        .collect();
+    let mut total = output.len();
+    for (_, bytes) in &admissions {
         total += bytes;
         if let Some(why) = caps::over_total(total) {
             return Err(RecordError::TooLarge(why.to_string()));
         }
-        admissions.push((admission, bytes));
     }
     // Values are decoded only once the submission is known to fit.
     let outcomes = admissions
-        .into_iter()
+        .into_par_iter()
+        .with_min_len(64)
         .zip(&texts)
         .map(|((admission, bytes), text)| match admission {
             Admission::Known(kept) => kept,

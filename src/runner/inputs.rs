@@ -11,15 +11,14 @@ use crate::value::marshal;
 /// ones, each in corpus order: `order[k]` is the corpus index of the k-th.
 ///
 /// Each case's input is [`case_tuple`]'s; a list of them is what the
-/// harness calls them from, as the hex of its marshal bytes.
+/// harness calls them from.
 pub(crate) struct Inputs {
-    /// The visible cases' inputs, as the init line carries them.
-    pub visible: String,
-    /// Every hidden case's, as the line answering a job's request for them.
-    pub hidden: String,
-    /// Each hidden case's [`case_tuple`], in `order`'s order: a subset's
-    /// hidden inputs are joined from these.
-    pub hidden_each: Vec<Vec<u8>>,
+    /// The visible cases' inputs (their list's marshal bytes), as the init
+    /// line brings them.
+    pub visible: Vec<u8>,
+    /// Each case's [`case_tuple`], in `order`'s order: the hidden cases' a
+    /// job runs are joined from these when it asks for them.
+    pub each: Vec<Vec<u8>>,
     /// How many cases are visible (the first `visible_count` of `order`).
     pub visible_count: usize,
     pub order: Vec<usize>,
@@ -34,21 +33,33 @@ impl Inputs {
         use rayon::prelude::*;
         let (visible, hidden): (Vec<usize>, Vec<usize>) = (0..corpus.cases.len())
             .partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
-        let each: Vec<Vec<u8>> = corpus.cases.par_iter().map(case_tuple).collect();
-        let hidden_each: Vec<Vec<u8>> = hidden.iter().map(|&i| each[i].clone()).collect();
         let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
+        let each: Vec<Vec<u8>> = order
+            .par_iter()
+            .map(|&i| case_tuple(&corpus.cases[i]))
+            .collect();
         let mut position = vec![0; order.len()];
         for (k, &i) in order.iter().enumerate() {
             position[i] = k;
         }
         Inputs {
-            visible: listed(visible.iter().map(|&i| each[i].as_slice())),
-            hidden: listed(hidden_each.iter().map(Vec::as_slice)),
-            hidden_each,
+            visible: listed(each[..visible.len()].iter().map(Vec::as_slice)),
+            each,
             visible_count: visible.len(),
             order,
             position,
         }
+    }
+
+    /// The hidden cases' inputs, all of them (`None`) or the `k`-th of
+    /// them for each `k` given, as the line answering a job's request.
+    pub(crate) fn hidden_line(&self, only: Option<&[usize]>) -> String {
+        let hidden = &self.each[self.visible_count..];
+        let line = match only {
+            None => hex::encode(listed(hidden.iter().map(Vec::as_slice))),
+            Some(ks) => hex::encode(listed(ks.iter().map(|&k| hidden[k].as_slice()))),
+        };
+        line + "\n"
     }
 }
 
@@ -78,15 +89,15 @@ pub(crate) fn case_tuple(c: &Case) -> Vec<u8> {
     out
 }
 
-/// The hex of the marshal bytes of the list of these cases' inputs (each
-/// a [`case_tuple`]): what the harness reads.
-pub(crate) fn listed<'a>(cases: impl ExactSizeIterator<Item = &'a [u8]>) -> String {
+/// The marshal bytes of the list of these cases' inputs (each a
+/// [`case_tuple`]): what the harness reads.
+pub(crate) fn listed<'a>(cases: impl ExactSizeIterator<Item = &'a [u8]>) -> Vec<u8> {
     let mut out = Vec::new();
     marshal::write_head(false, cases.len(), &mut out);
     for c in cases {
         out.extend_from_slice(c);
     }
-    hex::encode(out)
+    out
 }
 
 #[cfg(test)]
@@ -104,19 +115,20 @@ mod tests {
             for &i in which {
                 out.extend(case_tuple(&corpus.cases[i]));
             }
-            hex::encode(out)
+            out
         };
         let (visible, hidden) = inputs.order.split_at(inputs.visible_count);
-        assert!(!visible.is_empty() && !hidden.is_empty());
+        assert!(!visible.is_empty() && hidden.len() > 2);
         assert_eq!(inputs.visible, list(visible));
-        assert_eq!(inputs.hidden, list(hidden));
-        let each: Vec<Vec<u8>> = hidden
-            .iter()
-            .map(|&i| case_tuple(&corpus.cases[i]))
-            .collect();
-        assert_eq!(inputs.hidden_each, each);
+        assert_eq!(inputs.hidden_line(None), hex::encode(list(hidden)) + "\n");
+        let some = [hidden[2], hidden[0]];
+        assert_eq!(
+            inputs.hidden_line(Some(&[2, 0])),
+            hex::encode(list(&some)) + "\n"
+        );
         for (k, &i) in inputs.order.iter().enumerate() {
             assert_eq!(inputs.position[i], k);
+            assert_eq!(inputs.each[k], case_tuple(&corpus.cases[i]));
         }
     }
 }

@@ -21,10 +21,11 @@
 //!    `nproc`, `core`), how many `workers` record at once, the sandbox `tier`,
 //!    the folders the interpreter reads (`read_roots`), files the
 //!    self-test must fail to read (`must_not_read`), how many cases are
-//!    hidden (`hidden_count`) and the visible cases' inputs (`cases`: the
-//!    hex of the marshal bytes of `[(function, marshal bytes of (args,
-//!    kwargs)), ...]`, see [`super::inputs::case_tuple`]), which the
-//!    harness checks are exactly as CPython marshals them.
+//!    hidden (`hidden_count`); then, after the line, the visible cases'
+//!    inputs (`cases_bytes` of them: the marshal bytes of `[(function,
+//!    marshal bytes of (args, kwargs)), ...]`, see
+//!    [`super::inputs::case_tuple`]), which the harness checks are exactly
+//!    as CPython marshals them.
 //! 2. **Ready** (harness → grader, one line): `{"ready": true, "python":
 //!    "3.x.y", "self_test": {...}}`, what the sandbox's self-test found held
 //!    (see [`super::self_test`]), and the programs it compiled when asked
@@ -128,7 +129,8 @@ pub struct Init<'a> {
     read_roots: &'a [PathBuf],
     must_not_read: &'a [PathBuf],
     hidden_count: usize,
-    cases: &'a str,
+    /// The visible cases' inputs follow the line: this many bytes.
+    cases_bytes: usize,
 }
 
 /// The rlimits every child runs under.
@@ -143,10 +145,10 @@ struct RLimits {
     core: u64,
 }
 
-/// The init line (with its newline) for a worker of `setup` running
-/// student code as `uid`, its scratch folder at `scratch` as the harness
-/// sees it.
-pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<String, JsonError> {
+/// The init line (with its newline, then the visible cases' inputs) for a
+/// worker of `setup` running student code as `uid`, its scratch folder at
+/// `scratch` as the harness sees it.
+pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Vec<u8>, JsonError> {
     let limits = &setup.limits;
     let wall = limits.wall.as_secs_f64();
     let init = Init {
@@ -169,10 +171,11 @@ pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Stri
         read_roots: &setup.python.roots,
         must_not_read: &setup.must_not_read,
         hidden_count: setup.inputs.order.len() - setup.inputs.visible_count,
-        cases: &setup.inputs.visible,
+        cases_bytes: setup.inputs.visible.len(),
     };
-    let mut line = serde_json::to_string(&init)?;
-    line.push('\n');
+    let mut line = serde_json::to_vec(&init)?;
+    line.push(b'\n');
+    line.extend_from_slice(&setup.inputs.visible);
     Ok(line)
 }
 
@@ -247,13 +250,6 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
         },
         texts,
     ))
-}
-
-/// The hidden inputs a job runs (each a case's input, see
-/// [`super::inputs::case_tuple`]), as the line that answers
-/// [`HIDDEN_REQUEST`]: the hex of their list's marshal bytes.
-pub fn hidden_line<'a>(inputs: impl ExactSizeIterator<Item = &'a [u8]>) -> String {
-    super::inputs::listed(inputs) + "\n"
 }
 
 #[cfg(test)]

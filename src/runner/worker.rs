@@ -118,7 +118,7 @@ impl Spawned {
             protocol::init_line(setup, uid, &inner_scratch)
         })
         .map_err(HarnessError::Init)?;
-        worker.send(init.as_bytes())?;
+        worker.send(&init)?;
         let ready = worker.receive(limits::READY_WAIT)?;
         let mut ready: Ready = match serde_json::from_str(ready.trim()) {
             Ok(r) => r,
@@ -343,10 +343,8 @@ impl Worker {
         if line.trim_end() == HIDDEN_REQUEST {
             self.hidden_requests += 1;
             let hidden = match &plan.subset {
-                None if inputs.order.len() > inputs.visible_count => format!("{}\n", inputs.hidden),
-                Some((_, hidden)) if !hidden.is_empty() => {
-                    protocol::hidden_line(hidden.iter().map(|&k| inputs.hidden_each[k].as_slice()))
-                }
+                None if inputs.order.len() > inputs.visible_count => inputs.hidden_line(None),
+                Some((_, hidden)) if !hidden.is_empty() => inputs.hidden_line(Some(hidden)),
                 _ => return Err(self.failure(ProcessFailure::UnaskedHidden)),
             };
             self.send(hidden.as_bytes())?;

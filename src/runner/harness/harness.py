@@ -36,11 +36,12 @@ inherits them; src/runner/protocol.rs):
      (written as the harness starts; compiled while the grader reads its
      corpus, unless n raw bytes follow: the programs an earlier run compiled,
      marshalled, used when "tag" is this interpreter's, see _code_tag)
-  -> init  {"cases": hex of the marshal bytes of [(function, marshal bytes
-            of (args, kwargs)), ...] (src/runner/inputs.rs), "uid", "gid", "scratch",
+  -> init  {"cases_bytes": n, "uid", "gid", "scratch",
             "limits": {NAME: number} (every limit the harness goes by,
             src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
-            "tier", "read_roots", "must_not_read"}
+            "tier", "read_roots", "must_not_read"}, then n bytes: the
+     visible cases' inputs, the marshal bytes of [(function, marshal bytes
+     of (args, kwargs)), ...] (src/runner/inputs.rs)
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...},
       "compiled": [tag, hex] | null}   (the programs compiled here, when
                                         "send_back": for the grader's cache)
@@ -52,7 +53,8 @@ inherits them; src/runner/protocol.rs):
   <- {"need": "hidden"}   (as the job starts, when it runs hidden cases and
                            the supervisor does not hold their inputs yet:
                            it checks them while the visible cases run)
-  -> hex of the hidden cases' inputs, as "cases" (the chosen ones only)
+  -> the hex of the hidden cases' inputs, as the visible ones' (the
+     chosen ones only)
   <- {"n": cases run, "output": str, "integrity": [...], "pyc": hex} then, for each
      case run, a tab and its outcome object as the child wrote it (the
      supervisor checks the framing and that it is printable ASCII, never
@@ -511,10 +513,11 @@ def main():
     line = _read_stdin_line()
     if line is None:
         return
-    if _stdin_left:
-        raise SystemExit("harness: bytes after the init line before the ready line")
     INIT = _loads(line)
     del line
+    INIT["cases"] = _read_stdin_exact(INIT.pop("cases_bytes"))
+    if _stdin_left:
+        raise SystemExit("harness: bytes after the init line before the ready line")
     _STEPS.append(["init line read", _clock()])
     INIT["cgroup_error"] = _cgroup_joined()
     _load(INIT, programs, tagged)

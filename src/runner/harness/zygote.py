@@ -58,7 +58,7 @@ def _serve(sock, supervisor):
 def _prepare_cases():
     """The visible cases' inputs, checked once for every submission (a
     malformed case fails here, not in a child)."""
-    INIT["cases"] = [_checked_case(case) for case in _case_list(bytes.fromhex(INIT["cases"]))]
+    INIT["cases"] = [_checked_case(case) for case in _case_list(INIT["cases"])]
     _STEPS.append(["case arguments prepared", _clock()])
 
 
