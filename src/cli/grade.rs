@@ -263,7 +263,7 @@ impl Timings {
              \x20   store lookups  {:.3} s CPU ({} submissions looked up, {} found whole)\n\
              \x20   recorded by the harness  {:.3} s wall ({} submissions)\n\
              \x20   store writes  {:.3} s CPU ({} submissions)\n\
-             \x20   grading  {:.3} s CPU ({} submissions)\n\
+             \x20   grading  {:.3} s wall ({} submissions)\n\
              \x20 reports  {:.3} s\n\
              \x20 total  {total:.3} s, {cpu:.3} s CPU (the sandbox's processes not counted)\n",
             self.corpus,
@@ -276,7 +276,7 @@ impl Timings {
             recording.runs,
             store_write.cpu_seconds,
             store_write.runs,
-            grading.cpu_seconds,
+            grading.wall_seconds,
             grading.runs,
             total - self.graded,
         )

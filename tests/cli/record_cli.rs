@@ -163,6 +163,7 @@ fn grade_timings_count_what_the_store_held_and_what_was_graded() {
             .filter(|l| l.contains("store lookups") || l.trim_start().starts_with("grading"))
             .map(|l| {
                 l.split_once(" s CPU ")
+                    .or_else(|| l.split_once(" s wall "))
                     .map_or(l, |(_, counts)| counts)
                     .to_string()
             })
