@@ -28,8 +28,22 @@ fn model_copies(dir: &Path, copies: usize) -> PathBuf {
 /// Grades `path` from an empty work dir: its `--timings` lines, and each
 /// submission's percent.
 fn graded(dir: &Path, path: &Path, extra: &[&str]) -> (String, Vec<f64>) {
+    graded_with(dir, path, extra, None)
+}
+
+/// [`graded`], its user's cache folder `cache` when given.
+fn graded_with(
+    dir: &Path,
+    path: &Path,
+    extra: &[&str],
+    cache: Option<&Path>,
+) -> (String, Vec<f64>) {
     let report = dir.join("report.json");
-    let out = TestCommand::grade(path, &manifest().join("cases"), &dir.join("work"))
+    let mut cmd = TestCommand::grade(path, &manifest().join("cases"), &dir.join("work"));
+    if let Some(cache) = cache {
+        cmd.env("XDG_CACHE_HOME", cache);
+    }
+    let out = cmd
         .args(["--timings", "--quiet", "--json"])
         .arg(&report)
         .args(extra)
@@ -123,23 +137,9 @@ fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_
     let work = tmp.path().join("work");
     let run = |extra: &[&str]| {
         let _ = std::fs::remove_dir_all(&work);
-        let mut cmd = TestCommand::grade(&sub, &manifest().join("cases"), &work);
-        cmd.env("XDG_CACHE_HOME", &cache);
-        let (timings, percents) = {
-            let report = tmp.path().join("report.json");
-            let out = cmd
-                .args(["--timings", "--quiet", "--main-py-only", "--json"])
-                .arg(&report)
-                .args(extra)
-                .output();
-            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            assert!(out.status.success(), "{stderr}");
-            let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-            (
-                stderr,
-                report["submissions"][0]["percent"].as_f64().unwrap(),
-            )
-        };
+        let extra: Vec<&str> = ["--main-py-only"].iter().chain(extra).copied().collect();
+        let (timings, percents) = graded_with(tmp.path(), &sub, &extra, Some(&cache));
+        let percents = percents[0];
         assert_eq!(percents, 100.0, "{timings}");
         let loaded = timings.contains("harness: programs loaded (compiled by an earlier run)");
         assert_ne!(
