@@ -215,6 +215,9 @@ pub fn record_and_grade(
                 Ok(Err(e)) => Err(crate::errors::chain(&e)),
                 Err(_) => Err("the reference core panicked computing the expected outcomes".into()),
             });
+            // Made here too, so the first submission recorded is not kept
+            // waiting for it.
+            grader_of();
         });
         runner::record(
             &request,

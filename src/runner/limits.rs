@@ -23,6 +23,12 @@ pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
 /// How long a worker's harness may take to start and test its sandbox.
 pub const READY_WAIT: Duration = Duration::from_secs(60);
 
+/// How long a worker's harness is given to stop once its stdin is closed
+/// ([`super::worker::Worker::stop`]): its supervisor removes what the last
+/// submission left (the reaper's own bounds, `KILL_SECONDS` and
+/// `STRAYS_SECONDS`, and room) before it is killed.
+pub const STOP_WAIT: Duration = Duration::from_secs(20);
+
 /// A submission's wall-clock budget, by default: ten case timeouts, at
 /// least a minute.
 pub fn wall(case_timeout: Duration) -> Duration {

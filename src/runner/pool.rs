@@ -147,7 +147,7 @@ pub(super) fn run_jobs(
                     };
                     std::thread::scope(|s| {
                         if let Some(w) = stopping {
-                            s.spawn(move || crate::timings::span("worker stopped", || drop(w)));
+                            s.spawn(move || crate::timings::span("worker stopped", || w.stop()));
                         }
                         match result {
                             Err(e) if e.is_grader_fault() => {
@@ -160,8 +160,8 @@ pub(super) fn run_jobs(
                         }
                     });
                 }
-                if worker.is_some() {
-                    crate::timings::span("worker stopped", || drop(worker));
+                if let Some(w) = worker {
+                    crate::timings::span("worker stopped", || w.stop());
                 }
             });
         }

@@ -38,7 +38,8 @@ pub struct Reply {
 /// A running harness process.
 pub struct Worker {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once [`Worker::stop`] closed it.
+    stdin: Option<ChildStdin>,
     lines: Receiver<std::io::Result<String>>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the harness's stderr is at its end.
@@ -250,7 +251,7 @@ impl Worker {
         });
         let mut worker = Worker {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             stderr_tail,
             stderr_ended,
@@ -277,7 +278,10 @@ impl Worker {
     }
 
     fn send(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
-        let res = self.stdin.write_all(bytes).and_then(|_| self.stdin.flush());
+        let res = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(bytes).and_then(|_| stdin.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
         res.map_err(|e| self.failure(ProcessFailure::Write(e)))
     }
 
@@ -310,6 +314,20 @@ impl Worker {
             stderr,
         }
         .into()
+    }
+
+    /// Stops the harness once it has done what it does after its last
+    /// answer (its supervisor removes what that submission left): its stdin
+    /// is closed, and it ends when the supervisor reads that end. Whatever
+    /// is left of it is killed (as on drop) once its stdout closes, when it
+    /// writes a line (none is its to write now), or after
+    /// [`limits::STOP_WAIT`].
+    pub fn stop(mut self) {
+        drop(self.stdin.take());
+        // Disconnected: its stdout closed. A line instead is not the
+        // harness's to write now; either way it is killed, and waited for,
+        // on drop.
+        let _ = self.lines.recv_timeout(limits::STOP_WAIT);
     }
 
     /// Whether the harness process is still running.

@@ -58,10 +58,16 @@ def _raised(e):
 
 def _raised_text(e):
     """dumps(_raised(e)), with the head of a built-in class's outcome made
-    once (its name and MRO cannot change)."""
+    once, when first raised (its name and MRO cannot change)."""
     cls = type(e)
     known = _RAISED_HEADS.get(id(cls))
-    if known is not None and known[0] is cls:
+    if known is None:
+        real = _REAL_CLASSES.get(id(cls))
+        if real is None or real[1] is not cls or cls is object:
+            return dumps(_raised(e))
+        text = dumps({"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": ""})
+        known = _RAISED_HEADS[id(cls)] = (cls, text[: -len('""}')])
+    if known[0] is cls:
         return known[1] + _esc(_message(e)) + "}"
     return dumps(_raised(e))
 
@@ -76,13 +82,19 @@ def _checked_case(case):
     an untouched copy dumps to the same bytes again: one snapshot after
     the call tells whether the call changed its arguments. Raises
     ValueError for anything else."""
-    if type(case) is not tuple or len(case) != 2 or type(case[0]) is not str or type(case[1]) is not bytes:
-        raise ValueError("a case's input is not (function name, arguments)")
-    call = _marshal_loads(case[1])
+    call = _marshal_loads(_case_shape(case)[1])
     if type(call) is not tuple or len(call) != 2 or type(call[0]) is not list or type(call[1]) is not dict:
         raise ValueError("a case's arguments are not (args list, kwargs dict)")
     if _marshal_dumps(call, 2) != case[1]:
         raise ValueError("a case's arguments are not as marshal writes them")
+    return case
+
+
+def _case_shape(case):
+    """`case`, when it is a tuple (function name, bytes) as _checked_case
+    wants it, without a look inside the bytes; raises ValueError else."""
+    if type(case) is not tuple or len(case) != 2 or type(case[0]) is not str or type(case[1]) is not bytes:
+        raise ValueError("a case's input is not (function name, arguments)")
     return case
 
 

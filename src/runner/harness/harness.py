@@ -77,10 +77,10 @@ the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
 list of their inputs, and closes it), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
 from /proc itself. Cases' arguments come as marshal bytes, built by Rust and
-checked once (the visible ones in the zygote before any fork, the hidden
-ones by the supervisor, which children never start from: once per worker
-when every case runs, once per job for a subset); each call gets fresh
-copies.
+checked once by the supervisor, which children never start from (the
+visible ones while its first job runs, their shape in the zygote before
+any fork; the hidden ones once per worker when every case runs, once per
+job for a subset), before any answer; each call gets fresh copies.
 """
 
 import sys
@@ -525,18 +525,12 @@ def main():
     _become_subreaper()
     _prepare_unshare()
     _share_nproc()
-    # A run that was killed may have left processes and files of this uid
-    # behind (rlimits): they must not meet the first submission.
-    _reap(None, None, leftovers=True)
+    _reap_at_start()
     C = types.ModuleType("autograder_confine")
     exec(confine, C.__dict__)
     C.prepare(INIT["tier"], INIT["read_roots"])
     global _plain_json
     _plain_json = T.plain_json
-    for name, cls in _REAL_CLASSES.values():
-        if cls is not object:
-            text = dumps({"kind": "raised", "class": _class_name(cls), "mro": _mro_names(cls), "message": ""})
-            _RAISED_HEADS[id(cls)] = (cls, text[: -len('""}')])
     _STEPS.append(["confinement prepared", _clock()])
     check = _self_test(_prepare_cases)
     _STEPS.append(["sandbox self-test", _clock()])

@@ -52,6 +52,19 @@ def _reap(cpid, jobdir, leftovers=None):
         _rmtree(jobdir)
 
 
+def _reap_at_start():
+    """What a run that was killed left of the worker uid (processes, files)
+    must not meet the first submission: reaped under landlock and rlimits.
+    Under bwrap every place it could be is this sandbox's own and new (its
+    PID and IPC namespaces, /tmp, /dev, /dev/mqueue; the host's shared
+    folders are not mounted), so there is nothing to reap and no process of
+    the uid yet."""
+    if INIT["tier"] == "bwrap":
+        _DIRTY[0] = False
+        return
+    _reap(None, None, leftovers=True)
+
+
 def _clear(jobdir):
     """Empties a submission's folder, keeping the folder: as the worker uid
     when there is one (under bwrap the supervisor may not remove the uid's

@@ -642,20 +642,24 @@ class _HiddenFetch:
 
     def nap(self, exit_fd, until):
         """The supervisor's nap until `until` (or the child's exit), spent
-        on the hidden inputs as far as they are to be fetched."""
+        on the hidden inputs as far as they are to be fetched, then on the
+        visible ones' check (_VISIBLE)."""
         while True:
             now = _monotonic()
             if now >= until:
                 return
             watch = [exit_fd, 0] if self.reading() else [exit_fd]
             work = self.cases is not None and not self.done
-            ready = select.select(watch, [], [], 0 if work else until - now)[0]
+            visible = not work and _VISIBLE.left()
+            ready = select.select(watch, [], [], 0 if work or visible else until - now)[0]
             if exit_fd in ready:
                 return
             if 0 in ready:
                 self.take()
             elif work:
                 self._step()
+            elif visible:
+                _VISIBLE.step()
 
     def finish(self):
         """The hidden inputs, checked (marshal bytes of their list): asked
@@ -681,6 +685,38 @@ class _HiddenFetch:
                 self.take()
         except OSError:
             self.buf = None
+
+
+class _VisibleCheck:
+    """The visible cases' inputs checked as _checked_case checks them (the
+    zygote checked only their shape, so that no submission waits for it):
+    a case at a time in the supervisor's naps, what is left before its
+    first answer (`finish`). One that does not check makes that answer, and
+    every later one, the grader's failure: the outcomes of a call on
+    inputs that are not what Rust meant are never answered."""
+
+    def __init__(self):
+        self.at = 0  # the next case to check
+        self.failed = None  # why one did not check
+
+    def left(self):
+        return self.failed is None and self.at < len(INIT["cases"])
+
+    def step(self):
+        try:
+            _checked_case(INIT["cases"][self.at])
+        except BaseException as e:
+            self.failed = "case input %d: %s" % (self.at, e)
+        self.at += 1
+
+    def finish(self):
+        while self.left():
+            self.step()
+        if self.failed is not None:
+            raise ValueError(self.failed)
+
+
+_VISIBLE = _VisibleCheck()
 
 
 def _read_hidden(fd):
@@ -773,13 +809,19 @@ def _supervise(sock):
                 run = _Run(_loads(line))
                 run.run()
                 run.fetch.drain()
-                _reap(None, run.jobdir)
+                _VISIBLE.finish()
                 answer = run.response()
             except BaseException as e:
                 answer = dumps({"n": 0, "output": "", "error": _text("harness: %r" % (e,))}).encode("utf-8")
                 if run is not None:
                     run.fetch.drain()
             _write_all(1, answer + b"\n")
+            # What the submission left (processes, files) is removed while
+            # Rust grades it, and before the next job is read: nothing of
+            # it changes the answer. A reap that raises ends the supervisor
+            # (Rust then starts a fresh worker, which reaps at its start).
+            if run is not None:
+                _reap(None, run.jobdir)
             run = line = answer = None
     finally:
         _exit(0)

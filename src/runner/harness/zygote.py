@@ -56,9 +56,11 @@ def _serve(sock, supervisor):
 
 
 def _prepare_cases():
-    """The visible cases' inputs, checked once for every submission (a
-    malformed case fails here, not in a child)."""
-    INIT["cases"] = [_checked_case(case) for case in _case_list(INIT["cases"])]
+    """The visible cases' inputs as a list, each of the shape a child runs
+    (a malformed one fails here). What their bytes hold is checked by the
+    supervisor while the first submission runs (_VisibleCheck), not before
+    it starts."""
+    INIT["cases"] = [_case_shape(case) for case in _case_list(INIT["cases"])]
     _STEPS.append(["case arguments prepared", _clock()])
 
 
