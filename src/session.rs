@@ -191,11 +191,19 @@ pub fn record_and_grade(
         grade::CaseGradeStorage::spooled_in(&opts.work_dir).map_err(SessionError::Spool)?;
     let graded: std::sync::Mutex<Vec<Option<grade::SubmissionGrade>>> =
         std::sync::Mutex::new(submissions.iter().map(|_| None).collect());
+    // Outcomes admitted ahead of a submission's answer are judged as they
+    // come, once the grader is made: its grade then finds them judged.
+    let ahead = |index: usize, text: &str| {
+        if let Some(Some(grader)) = grader.get() {
+            grader.judge_ahead(index, text);
+        }
+    };
     let request = Request::new(corpus, submissions, opts)
         .tuning(tuning)
         .environment(env)
         .prestarted(prestarted)
-        .case_inputs(&cases);
+        .case_inputs(&cases)
+        .ahead(&ahead);
     let grader_of = || {
         grader.get_or_init(|| {
             let expected = expected.wait().as_ref().ok()?;

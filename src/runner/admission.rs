@@ -13,80 +13,190 @@ use crate::recording::format::CaseOutcome;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Parses the harness's answer (see [`protocol::read_reply`]). An outcome the harness
-/// could not vouch for (a student writing garbage into its own result
-/// channel) becomes `crashed`; each goes through [`caps::admit_outcome`],
-/// and a submission whose outcomes exceed [`caps::MAX_SUBMISSION_BYTES`] is
-/// refused ([`RecordError::TooLarge`], not the grader's fault).
+/// Parses the harness's answer (see [`protocol::read_reply`]) when no part
+/// came before it: [`Admitting::finish`].
+#[cfg(test)]
 pub(super) fn parse_reply(line: &str, case_count: usize) -> Result<Parsed, RecordError> {
-    let (head, texts) = protocol::read_reply(line)?;
-    if head.n != case_count || texts.len() != case_count {
-        return Err(HarnessError::Count {
-            answered: texts.len(),
-            cases: case_count,
+    Admitting::new(case_count).finish(line)
+}
+
+/// One submission's outcomes admitted as they come: in the parts the
+/// supervisor sends ahead of its answer ([`protocol::read_part`]), then
+/// the answer's. An outcome the harness could not vouch for (a student
+/// writing garbage into its own result channel) becomes `crashed`; each
+/// goes through [`caps::admit_outcome`], and a submission whose outcomes
+/// and output exceed [`caps::MAX_SUBMISSION_BYTES`] is refused
+/// ([`RecordError::TooLarge`], not the grader's fault). No value is decoded
+/// past the total.
+pub(super) struct Admitting {
+    case_count: usize,
+    /// Outcomes the harness has sent, in its order.
+    received: usize,
+    /// Each admitted (as the store keeps it), with the bytes it counts.
+    admitted: Vec<(Arc<str>, usize)>,
+    /// What `admitted` counts.
+    total: usize,
+    /// Why the submission is refused, once its outcomes are over the total
+    /// (then none is admitted after them).
+    too_large: Option<String>,
+}
+
+impl Admitting {
+    pub(super) fn new(case_count: usize) -> Admitting {
+        Admitting {
+            case_count,
+            received: 0,
+            admitted: Vec::new(),
+            total: 0,
+            too_large: None,
         }
-        .into());
     }
-    let output = crate::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
-    // Each outcome parsed on its own, side by side (each text is capped
-    // by the supervisor's line limit); then their sizes summed in order.
-    let admissions: Vec<(Admission, usize)> = texts
-        .par_iter()
-        .with_min_len(64)
-        .map(|text| match admitted::recall(text) {
-            Some(a) => (Admission::Known(a.text), a.bytes),
-            None => {
-                let capped = capped_outcome(text);
-                let bytes = caps::outcome_bytes(&capped);
-                (Admission::Capped(capped), bytes)
+
+    /// Admits a part: `texts`, the outcomes from case `first` (in the
+    /// harness's order) on, one at a time (the submission is still running
+    /// beside). Returns where its outcomes start in [`Admitting::since`].
+    pub(super) fn part(&mut self, first: usize, texts: &[&str]) -> Result<usize, RecordError> {
+        if first != self.received || first + texts.len() > self.case_count {
+            return Err(HarnessError::Count {
+                answered: first + texts.len(),
+                cases: self.case_count,
             }
+            .into());
+        }
+        self.received += texts.len();
+        let from = self.admitted.len();
+        self.admit(texts, false);
+        Ok(from)
+    }
+
+    /// The outcomes admitted from position `from` on.
+    pub(super) fn since(&self, from: usize) -> impl Iterator<Item = &str> {
+        self.admitted[from..].iter().map(|(text, _)| &**text)
+    }
+
+    /// Admits the answer (a head, then the outcomes from its `first` case
+    /// on: any a part held from there are replaced) and returns them all.
+    pub(super) fn finish(mut self, line: &str) -> Result<Parsed, RecordError> {
+        let (head, texts) = protocol::read_reply(line)?;
+        if head.n != self.case_count
+            || head.first > self.received
+            || head.first + texts.len() != self.case_count
+        {
+            return Err(HarnessError::Count {
+                answered: head.first + texts.len(),
+                cases: self.case_count,
+            }
+            .into());
+        }
+        if head.first < self.received {
+            // What was over the total, if anything, came after `first`.
+            if self.admitted.len() >= head.first {
+                self.admitted.truncate(head.first);
+                self.total = self.admitted.iter().map(|(_, bytes)| bytes).sum();
+                self.too_large = None;
+            }
+            self.received = head.first;
+        }
+        self.admit(&texts, true);
+        let output = crate::text::cut(&head.output, caps::MAX_OUTPUT_CHARS);
+        if self.too_large.is_none() {
+            self.too_large = caps::over_total(self.total + output.len()).map(|why| why.to_string());
+        }
+        if let Some(why) = self.too_large {
+            return Err(RecordError::TooLarge(why));
+        }
+        let integrity = head
+            .integrity
+            .into_iter()
+            .take(crate::integrity::MAX_FINDINGS)
+            .map(|s| crate::integrity::Finding {
+                source: crate::integrity::Source::Runtime,
+                kind: s.kind,
+                line: None,
+                what: s.what,
+            })
+            .collect();
+        Ok(Parsed {
+            outcomes: self.admitted.into_iter().map(|(text, _)| text).collect(),
+            output,
+            integrity,
+            pyc: head.pyc,
         })
-        .collect();
-    let mut total = output.len();
-    for (_, bytes) in &admissions {
-        total += bytes;
-        if let Some(why) = caps::over_total(total) {
-            return Err(RecordError::TooLarge(why.to_string()));
+    }
+
+    /// Each text parsed and capped on its own (side by side with
+    /// `parallel`: each is capped by the supervisor's line limit), their
+    /// sizes summed in order, then, as far as the total holds, each value
+    /// decoded once.
+    fn admit(&mut self, texts: &[&str], parallel: bool) {
+        if self.too_large.is_some() {
+            return;
+        }
+        let capped: Vec<(Admission, usize)> = match parallel {
+            true => texts
+                .par_iter()
+                .with_min_len(64)
+                .map(|t| admission(t))
+                .collect(),
+            false => texts.iter().map(|t| admission(t)).collect(),
+        };
+        let mut total = self.total;
+        for (_, bytes) in &capped {
+            total += bytes;
+            if let Some(why) = caps::over_total(total) {
+                self.too_large = Some(why.to_string());
+                return;
+            }
+        }
+        self.total = total;
+        let decoded: Vec<(Arc<str>, usize)> = match parallel {
+            true => capped
+                .into_par_iter()
+                .with_min_len(64)
+                .zip(texts)
+                .map(|(a, text)| decoded(a, text))
+                .collect(),
+            false => capped
+                .into_iter()
+                .zip(texts)
+                .map(|(a, text)| decoded(a, text))
+                .collect(),
+        };
+        self.admitted.extend(decoded);
+    }
+}
+
+/// One text recalled (see [`admitted`]) or parsed and capped, with the
+/// bytes it counts toward the submission's total.
+fn admission(text: &str) -> (Admission, usize) {
+    match admitted::recall(text) {
+        Some(a) => (Admission::Known(a.text), a.bytes),
+        None => {
+            let capped = capped_outcome(text);
+            let bytes = caps::outcome_bytes(&capped);
+            (Admission::Capped(capped), bytes)
         }
     }
-    // Values are decoded only once the submission is known to fit.
-    let outcomes = admissions
-        .into_par_iter()
-        .with_min_len(64)
-        .zip(&texts)
-        .map(|((admission, bytes), text)| match admission {
-            Admission::Known(kept) => kept,
-            Admission::Capped(capped) => {
-                let kept = match caps::check_outcome(&capped) {
-                    Ok(()) => outcome_text(&capped),
-                    Err(_) => outcome_text(&CRASHED),
-                };
-                let a = admitted::Admitted {
-                    text: kept.into(),
-                    bytes,
-                };
-                admitted::remember(text, &a);
-                a.text
-            }
-        })
-        .collect();
-    let integrity = head
-        .integrity
-        .into_iter()
-        .take(crate::integrity::MAX_FINDINGS)
-        .map(|s| crate::integrity::Finding {
-            source: crate::integrity::Source::Runtime,
-            kind: s.kind,
-            line: None,
-            what: s.what,
-        })
-        .collect();
-    Ok(Parsed {
-        outcomes,
-        output,
-        integrity,
-        pyc: head.pyc,
-    })
+}
+
+/// One admitted text as the store keeps it (its value decoded, once the
+/// submission is known to fit), with the bytes it counts.
+fn decoded((admission, bytes): (Admission, usize), text: &str) -> (Arc<str>, usize) {
+    match admission {
+        Admission::Known(kept) => (kept, bytes),
+        Admission::Capped(capped) => {
+            let kept = match caps::check_outcome(&capped) {
+                Ok(()) => outcome_text(&capped),
+                Err(_) => outcome_text(&CRASHED),
+            };
+            let a = admitted::Admitted {
+                text: kept.into(),
+                bytes,
+            };
+            admitted::remember(text, &a);
+            (a.text, bytes)
+        }
+    }
 }
 
 /// A reply's outcomes in the harness's order, before they are matched to cases.
@@ -98,7 +208,7 @@ pub(super) struct Parsed {
     pub pyc: Option<String>,
 }
 
-/// One outcome text on its way through [`parse_reply`].
+/// One outcome text on its way through [`Admitting`].
 enum Admission {
     /// Admitted before (see [`admitted`]): the outcome as the store keeps it.
     Known(Arc<str>),
@@ -240,5 +350,110 @@ mod tests {
         }
         // Too long to keep.
         assert!(kept[8].is_none());
+    }
+
+    /// Admitted in parts (two, then the answer's rest) as it is whole.
+    #[test]
+    fn outcomes_in_parts_are_admitted_as_in_one_answer() {
+        let texts = texts();
+        let n = texts.len();
+        let whole = outcomes(&reply(&texts), n);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut a = Admitting::new(n);
+        assert_eq!(a.part(0, &refs[..5]).unwrap(), 0);
+        assert_eq!(a.part(5, &refs[5..9]).unwrap(), 5);
+        assert_eq!(a.since(5).count(), 4);
+        let answer = format!(
+            "{{\"n\":{n},\"first\":9,\"output\":\"\",\"integrity\":[]}}\t{}\n",
+            refs[9..].join("\t")
+        );
+        let parsed = a.finish(&answer).unwrap();
+        let got: Vec<CaseOutcome> = parsed
+            .outcomes
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect();
+        assert_eq!(got, whole);
+    }
+
+    /// An answer from an earlier case than the parts reached replaces what
+    /// they held from there (a later child's import error changes every
+    /// outcome).
+    #[test]
+    fn an_answer_from_an_earlier_case_replaces_the_parts() {
+        let missing = "{\"kind\":\"missing\"}";
+        let timeout = "{\"kind\":\"timeout\",\"seconds\":2.0}";
+        let mut a = Admitting::new(3);
+        a.part(0, &[missing, missing]).unwrap();
+        let answer = format!("{{\"n\":3,\"first\":1,\"output\":\"\"}}\t{timeout}\t{timeout}\n");
+        let parsed = a.finish(&answer).unwrap();
+        let kinds: Vec<CaseOutcome> = parsed
+            .outcomes
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect();
+        assert!(matches!(kinds[0], CaseOutcome::Missing));
+        assert!(matches!(kinds[1], CaseOutcome::Timeout { .. }));
+        assert!(matches!(kinds[2], CaseOutcome::Timeout { .. }));
+    }
+
+    /// A part out of step, or an answer whose outcomes do not meet the
+    /// parts' or make up every case, is the harness's fault.
+    #[test]
+    fn parts_out_of_step_are_refused() {
+        let missing = "{\"kind\":\"missing\"}";
+        let count = |r: Result<usize, RecordError>| {
+            matches!(r, Err(RecordError::Harness(HarnessError::Count { .. })))
+        };
+        let mut a = Admitting::new(3);
+        assert!(count(a.part(1, &[missing])));
+        let mut a = Admitting::new(3);
+        a.part(0, &[missing]).unwrap();
+        assert!(count(a.part(0, &[missing])));
+        assert!(count(a.part(1, &[missing, missing, missing])));
+        let finish = |first: usize, texts: usize| {
+            let mut a = Admitting::new(3);
+            a.part(0, &[missing]).unwrap();
+            let answer = format!(
+                "{{\"n\":3,\"first\":{first},\"output\":\"\"}}\t{}\n",
+                vec![missing; texts].join("\t")
+            );
+            matches!(
+                a.finish(&answer),
+                Err(RecordError::Harness(HarnessError::Count { .. }))
+            )
+        };
+        assert!(finish(2, 1), "an answer past what the parts held");
+        assert!(finish(1, 1), "too few outcomes");
+        assert!(finish(1, 3), "too many outcomes");
+        assert!(!finish(1, 2));
+    }
+
+    /// Outcomes over the submission's total in parts refuse it, once its
+    /// answer is read (the worker stays in step); an answer that replaces
+    /// them from before where the total was passed admits it again.
+    #[test]
+    fn a_total_passed_in_parts_refuses_the_submission() {
+        let text = returned(&format!("\"{}\"", "part-total".repeat(400)));
+        let bytes = caps::outcome_bytes(&capped_outcome(&text));
+        let n = caps::MAX_SUBMISSION_BYTES / bytes + 2;
+        let missing = "{\"kind\":\"missing\"}";
+        let many = vec![text.as_str(); n - 1];
+        let mut a = Admitting::new(n);
+        a.part(0, &many).unwrap();
+        let answer = format!(
+            "{{\"n\":{n},\"first\":{},\"output\":\"\"}}\t{missing}\n",
+            n - 1
+        );
+        assert!(matches!(a.finish(&answer), Err(RecordError::TooLarge(_))));
+        let mut a = Admitting::new(n);
+        a.part(0, &many[..2]).unwrap();
+        a.part(2, &many[2..]).unwrap();
+        let answer = format!(
+            "{{\"n\":{n},\"first\":1,\"output\":\"\"}}\t{}\n",
+            vec![missing; n - 1].join("\t")
+        );
+        let parsed = a.finish(&answer).unwrap();
+        assert_eq!(parsed.outcomes.len(), n);
     }
 }

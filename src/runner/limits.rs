@@ -94,6 +94,10 @@ pub struct Harness {
     pub job_limit: usize,
     /// One reply to Rust, outcomes and all (bytes).
     pub reply_limit: usize,
+    /// Outcomes the supervisor sends Rust ahead of its answer, as a part,
+    /// once this many are final: Rust admits and judges them while the
+    /// rest run.
+    pub part_cases: usize,
     /// A case times out after its CPU timeout, or this many times it in wall
     /// time (a sleeping call): a busy neighbour slows a case down but does
     /// not time it out.
@@ -170,6 +174,7 @@ pub const HARNESS: Harness = Harness {
     // A source is at most MAX_SOURCE_BYTES, a compiled one PYC_BYTES.
     job_limit: 2 * PYC_BYTES,
     reply_limit: 128 << 20,
+    part_cases: 256,
     wall_factor: 3,
     nproc_margin: 16,
     globals_budget: 20_000,

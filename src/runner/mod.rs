@@ -347,6 +347,10 @@ pub struct Request<'a> {
     pub cases: Option<&'a CaseInputs>,
     /// A harness started ahead for the first worker (see [`prestart`]).
     pub prestarted: Option<&'a Prestarted>,
+    /// Shown each outcome a recording admits ahead of its submission's
+    /// answer (see [`worker::Worker::record`]): a grader can judge it
+    /// while the rest run.
+    pub ahead: Option<worker::Ahead<'a>>,
 }
 
 impl<'a> Request<'a> {
@@ -365,6 +369,14 @@ impl<'a> Request<'a> {
             environment: None,
             cases: None,
             prestarted: None,
+            ahead: None,
+        }
+    }
+
+    pub fn ahead(self, ahead: worker::Ahead<'a>) -> Request<'a> {
+        Request {
+            ahead: Some(ahead),
+            ..self
         }
     }
 

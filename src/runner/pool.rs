@@ -56,6 +56,8 @@ struct Shared<'a> {
     sandbox: OnceLock<String>,
     /// Set when the grader failed for good: workers take no more jobs.
     abort: std::sync::atomic::AtomicBool,
+    /// The request's [`Request::ahead`].
+    ahead: Option<super::worker::Ahead<'a>>,
 }
 
 pub(super) fn run_jobs(
@@ -100,6 +102,7 @@ pub(super) fn run_jobs(
         prefork: tuning.prefork,
         sandbox: OnceLock::new(),
         abort: Default::default(),
+        ahead: request.ahead,
     };
     let started = Mutex::new(Some(crate::timings::span("first worker started", || {
         preflight(&shared, request.prestarted)
@@ -242,8 +245,15 @@ fn record_one(
         .as_ref()
         .map(|s| s.pyc.as_str())
         .filter(|p| !p.is_empty());
-    let reply = crate::timings::RECORDING
-        .time(|| w.record(&source, pyc, &shared.setup.inputs, job.missing.as_deref()));
+    let reply = crate::timings::RECORDING.time(|| {
+        w.record(
+            &source,
+            pyc,
+            &shared.setup.inputs,
+            job.missing.as_deref(),
+            shared.ahead,
+        )
+    });
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
         *worker = None;

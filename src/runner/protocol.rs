@@ -42,10 +42,17 @@
 //!    The supervisor prepares them while the visible cases run and hands
 //!    them to the submission's process only once every visible case is
 //!    answered.
-//! 5. The **reply** (harness → grader, one line): a JSON head ([`Head`]:
-//!    `n` outcomes, the captured `output`, runtime `integrity` findings,
-//!    the `pyc` it compiled, or an `error`), then each outcome after a tab,
-//!    as the child wrote it (the supervisor passes outcome texts on
+//! 5. **Parts** (harness → grader, any number, while the cases run): once
+//!    `PART_CASES` outcomes are final (every one before the case a child
+//!    is on), the supervisor sends them ahead, `{"part": first case}` then
+//!    each outcome after a tab ([`read_part`]), so the grader admits and
+//!    judges them while the rest run.
+//! 6. The **reply** (harness → grader, one line): a JSON head ([`Head`]:
+//!    `n` outcomes, the `first` case whose outcome follows it (those
+//!    before came in parts; `0` when an import error changed every one),
+//!    the captured `output`, runtime `integrity` findings, the `pyc` it
+//!    compiled, or an `error`), then each outcome from `first` on after a
+//!    tab, as the child wrote it (the supervisor passes outcome texts on
 //!    unparsed; they are admitted by [`super::admission`]).
 
 use super::compiled::Compiled;
@@ -211,6 +218,10 @@ pub fn job_lines(source: &[u8], pyc: Option<&str>, subset: Option<(&[usize], usi
 #[serde(deny_unknown_fields)]
 pub struct Head {
     pub n: usize,
+    /// The first case whose outcome follows this head: those before it
+    /// came in parts ([`read_part`]).
+    #[serde(default)]
+    pub first: usize,
     pub output: String,
     #[serde(default)]
     pub error: Option<String>,
@@ -225,6 +236,37 @@ pub struct Head {
 pub struct Seen {
     pub kind: String,
     pub what: String,
+}
+
+/// The head of a part: outcomes the supervisor sends ahead of its answer.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartHead {
+    /// The case (in the harness's order) of its first outcome.
+    part: usize,
+}
+
+/// What starts a part's line (and no reply's).
+const PART_START: &str = "{\"part\":";
+
+/// A part (`{"part": first case}`, then its outcome texts, still
+/// unparsed), or `None` when `line` is not one.
+pub fn read_part(line: &str) -> Option<Result<(usize, Vec<&str>), HarnessError>> {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    if !line.starts_with(PART_START) {
+        return None;
+    }
+    let (head, rest) = line.split_once('\t').unwrap_or((line, ""));
+    let head: PartHead = match json::from_slice(head.as_bytes(), MAX_REPLY_HEAD_NESTING) {
+        Ok(head) => head,
+        Err(JsonError::TooDeep { .. }) => return Some(Err(HarnessError::TooDeep)),
+        Err(JsonError::Syntax(e)) => return Some(Err(HarnessError::Malformed(e))),
+    };
+    let texts = match rest {
+        "" => Vec::new(),
+        rest => rest.split('\t').collect(),
+    };
+    Some(Ok((head.part, texts)))
 }
 
 /// A reply split into its head and its outcome texts (still unparsed).
@@ -255,6 +297,22 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_is_told_from_an_answer() {
+        let (first, texts) = read_part("{\"part\":256}\ta\tb\n").unwrap().unwrap();
+        assert_eq!((first, texts), (256, vec!["a", "b"]));
+        assert!(read_part("{\"n\":1,\"output\":\"\"}\tx\n").is_none());
+        assert!(read_part("{\"need\":\"hidden\"}\n").is_none());
+        assert!(matches!(
+            read_part("{\"part\":-1}\ta\n"),
+            Some(Err(HarnessError::Malformed(_)))
+        ));
+        assert!(matches!(
+            read_part("{\"part\":1,\"n\":2}\ta\n"),
+            Some(Err(HarnessError::Malformed(_)))
+        ));
+    }
 
     #[test]
     fn a_job_line_holds_exactly_what_it_is_given() {

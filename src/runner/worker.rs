@@ -342,12 +342,17 @@ impl Worker {
     /// The hidden cases' inputs (`inputs`, only the chosen ones) are sent
     /// only when the supervisor asks for them, once every visible case it
     /// runs is answered, and not at all when no chosen case is hidden.
+    /// Outcomes the supervisor sends ahead of its answer are admitted as
+    /// they come, and each shown to `ahead` (corpus index, outcome as the
+    /// store keeps it) while the rest run; one its answer replaces was
+    /// shown too.
     pub fn record(
         &mut self,
         source: &[u8],
         pyc: Option<&str>,
         inputs: &Inputs,
         only: Option<&[usize]>,
+        ahead: Option<Ahead<'_>>,
     ) -> Result<Reply, RecordError> {
         let plan = Plan::new(inputs, only)?;
         let pyc = pyc.filter(|p| is_pyc_hex(p));
@@ -357,18 +362,33 @@ impl Worker {
             .map(|(visible, hidden)| (visible.as_slice(), hidden.len()));
         let job = protocol::job_lines(source, pyc, subset);
         self.send(job.as_bytes())?;
-        let mut line = self.receive(self.reply_limit)?;
-        if line.trim_end() == HIDDEN_REQUEST {
-            self.hidden_requests += 1;
-            let hidden = match &plan.subset {
-                None if inputs.order.len() > inputs.visible_count => inputs.hidden_line(None),
-                Some((_, hidden)) if !hidden.is_empty() => inputs.hidden_line(Some(hidden)),
-                _ => return Err(self.failure(ProcessFailure::UnaskedHidden)),
+        let mut admitting = admission::Admitting::new(plan.order.len());
+        let mut hidden_sent = false;
+        let line = loop {
+            let line = self.receive(self.reply_limit)?;
+            if !hidden_sent && line.trim_end() == HIDDEN_REQUEST {
+                self.hidden_requests += 1;
+                let hidden = match &plan.subset {
+                    None if inputs.order.len() > inputs.visible_count => inputs.hidden_line(None),
+                    Some((_, hidden)) if !hidden.is_empty() => inputs.hidden_line(Some(hidden)),
+                    _ => return Err(self.failure(ProcessFailure::UnaskedHidden)),
+                };
+                self.send(hidden.as_bytes())?;
+                hidden_sent = true;
+                continue;
+            }
+            let Some(part) = protocol::read_part(&line) else {
+                break line;
             };
-            self.send(hidden.as_bytes())?;
-            line = self.receive(self.reply_limit)?;
-        }
-        let outcomes = admission::parse_reply(&line, plan.order.len())?;
+            let (first, texts) = part?;
+            let from = admitting.part(first, &texts)?;
+            if let Some(ahead) = ahead {
+                for (k, text) in admitting.since(from).enumerate() {
+                    ahead(plan.order[first + k], text);
+                }
+            }
+        };
+        let outcomes = admitting.finish(&line)?;
         Ok(Reply {
             outcomes: plan.order.into_iter().zip(outcomes.outcomes).collect(),
             output: outcomes.output,
@@ -391,6 +411,10 @@ impl Drop for Worker {
         let _ = self.child.wait();
     }
 }
+
+/// What [`Worker::record`] shows each outcome admitted ahead of the
+/// answer: its case's corpus index and its text as the store keeps it.
+pub type Ahead<'a> = &'a (dyn Fn(usize, &str) + Sync);
 
 /// Makes the pipe `stdin` writes to hold at least `bytes` where the kernel
 /// allows it (F_SETPIPE_SZ, up to /proc/sys/fs/pipe-max-size).
@@ -543,7 +567,9 @@ mod tests {
         let src = SOURCE.as_bytes();
 
         // Visible cases only: the hidden inputs are never asked for.
-        let reply = w.record(src, None, &setup.inputs, Some(&[5, 0])).unwrap();
+        let reply = w
+            .record(src, None, &setup.inputs, Some(&[5, 0]), None)
+            .unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![
@@ -556,7 +582,9 @@ mod tests {
         // Visible before hidden, corpus order within each, duplicates once,
         // a crash in either part restarting at the next chosen case.
         let only = [7, 3, 1, 6, 0, 7, 2];
-        let reply = w.record(src, None, &setup.inputs, Some(&only)).unwrap();
+        let reply = w
+            .record(src, None, &setup.inputs, Some(&only), None)
+            .unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![
@@ -571,23 +599,27 @@ mod tests {
         assert_eq!(w.hidden_requests(), 1);
 
         // Hidden cases only, then every case: the worker answers in step.
-        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
+        let reply = w
+            .record(src, None, &setup.inputs, Some(&[4]), None)
+            .unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![("h1".into(), json!(["h1", ["h1"]]))]
         );
         assert_eq!(w.hidden_requests(), 2);
-        let reply = w.record(src, None, &setup.inputs, None).unwrap();
+        let reply = w.record(src, None, &setup.inputs, None, None).unwrap();
         let order: Vec<usize> = reply.outcomes.iter().map(|(i, _)| *i).collect();
         assert_eq!(order, vec![0, 2, 3, 5, 1, 4, 6, 7]);
         assert_eq!(w.hidden_requests(), 3);
         // Every case again: the supervisor keeps every hidden input it
         // prepared for the first such job, and the outcomes are the same.
-        let again = w.record(src, None, &setup.inputs, None).unwrap();
+        let again = w.record(src, None, &setup.inputs, None, None).unwrap();
         assert_eq!(ran(&again, &corpus), ran(&reply, &corpus));
         assert_eq!(w.hidden_requests(), 3);
         // A subset still gets only its own (asked for again).
-        let reply = w.record(src, None, &setup.inputs, Some(&[4])).unwrap();
+        let reply = w
+            .record(src, None, &setup.inputs, Some(&[4]), None)
+            .unwrap();
         assert_eq!(
             ran(&reply, &corpus),
             vec![("h1".into(), json!(["h1", ["h1"]]))]
@@ -595,9 +627,11 @@ mod tests {
         assert_eq!(w.hidden_requests(), 4);
 
         // An empty subset runs nothing; an index past the corpus is refused.
-        let reply = w.record(src, None, &setup.inputs, Some(&[])).unwrap();
+        let reply = w.record(src, None, &setup.inputs, Some(&[]), None).unwrap();
         assert!(reply.outcomes.is_empty());
-        assert!(w.record(src, None, &setup.inputs, Some(&[8])).is_err());
+        assert!(w
+            .record(src, None, &setup.inputs, Some(&[8]), None)
+            .is_err());
         assert_eq!(w.hidden_requests(), 4);
     }
 }

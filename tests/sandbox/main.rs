@@ -19,6 +19,7 @@ mod record_determinism;
 mod record_hidden;
 mod record_hostile;
 mod record_memory;
+mod record_parts;
 mod record_racer;
 mod record_store;
 mod sandbox_landlock;

@@ -55,11 +55,15 @@ inherits them; src/runner/protocol.rs):
                            it checks them while the visible cases run)
   -> the hex of the hidden cases' inputs, as the visible ones' (the
      chosen ones only)
-  <- {"n": cases run, "output": str, "integrity": [...], "pyc": hex} then, for each
-     case run, a tab and its outcome object as the child wrote it (the
-     supervisor checks the framing and that it is printable ASCII, never
-     decodes it; Rust parses each on its own). On the grader's failure:
-     {"n": 0, "output": "", "error": str}
+  <- {"part": k} then, for each of the cases k.. that are final (before
+     the one a child is on), a tab and its outcome object: sent ahead of
+     the answer once PART_CASES are, any number of times
+  <- {"n": cases run, "first": k, "output": str, "integrity": [...], "pyc": hex}
+     then, for each case run from k on (those before came in parts; k is 0
+     when an import error changed every outcome), a tab and its outcome
+     object as the child wrote it (the supervisor checks the framing and
+     that it is printable ASCII, never decodes it; Rust parses each on its
+     own). On the grader's failure: {"n": 0, "output": "", "error": str}
 The init line holds only the visible cases' inputs; the hidden ones follow
 them in the outcome order. No process of a submission holds a hidden input
 before all its visible cases are answered, so no visible result can carry
@@ -272,6 +276,7 @@ LIMITS = (
     "PYC_LIMIT",
     "JOB_LIMIT",
     "REPLY_LIMIT",
+    "PART_CASES",
     "WALL_FACTOR",
     "NPROC_MARGIN",
     "GLOBALS_BUDGET",

@@ -110,6 +110,7 @@ class _Run:
         self.hidden = None  # the hidden cases' inputs, prepared (marshal bytes); see send_hidden
         self.fetch = _HiddenFetch()  # asking Rust for them, ahead (see _HiddenFetch)
         self.outcomes = [None] * self.n
+        self.sent = 0  # outcomes sent to Rust ahead of the answer (see send_part)
         self.output = bytearray()
         self.output_total = 0
         self.reply_bytes = 0
@@ -277,6 +278,7 @@ class _Run:
                 elif data:
                     buf += data
                     if self.lines(buf, st):
+                        self.send_part(st)
                         st["since"] = _monotonic()
                         st["cpu"] = _proc_cpu(cpid)
                         deadline = min(st["since"] + (EXIT_WAIT if st["finished"] else self.timeout), self.wall_end)
@@ -322,6 +324,19 @@ class _Run:
         if st["pending"] < self.n:
             self.outcomes[st["pending"]] = dumps(failure).encode()
         return st["pending"] + 1
+
+    def send_part(self, st):
+        """Sends Rust the outcomes from the last part sent up to the case
+        the child is on (nothing changes those before it but an import
+        error, which ends the job: its answer holds every outcome), once
+        they are PART_CASES or more: {"part": first case}, then each outcome
+        after a tab, as in the answer."""
+        final = st["pending"]
+        if st["all"] or final - self.sent < PART_CASES:
+            return
+        part = self.outcomes[self.sent : final]
+        _write_all(1, b"\t".join([b'{"part":%d}' % self.sent] + part) + b"\n")
+        self.sent = final
 
     def job_bytes(self):
         """The job's source and compiled code (None until some session has
@@ -535,6 +550,7 @@ class _Run:
                 return "bad"
             for i in range(self.n):
                 self.outcomes[i] = body
+            self.sent = 0  # every outcome changed: the answer holds them all
             return "import-error"
         if line.startswith(b"C ") and imported:
             head, _, body = line[2:].partition(b" ")
@@ -566,13 +582,13 @@ class _Run:
         output = bytes(self.output).decode("utf-8", "replace")
         if self.output_total > len(self.output):
             output += "\n[... %d more bytes of output cut]" % (self.output_total - len(self.output))
-        head = {"n": self.n, "output": _text(output, OUTPUT_CHARS), "integrity": self.findings}
+        head = {"n": self.n, "first": self.sent, "output": _text(output, OUTPUT_CHARS), "integrity": self.findings}
         if self.pyc is not None:
             head["pyc"] = self.pyc
         head = dumps(head)
-        # The outcomes follow the head, each after a tab, as the child wrote
-        # them (printable ASCII: no tab, no line end).
-        return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes])
+        # The outcomes not sent in parts follow the head, each after a tab,
+        # as the child wrote them (printable ASCII: no tab, no line end).
+        return b"\t".join([head.encode("utf-8")] + [o if o is not None else crashed for o in self.outcomes[self.sent :]])
 
 
 class _HiddenFetch:
