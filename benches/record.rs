@@ -257,8 +257,10 @@ fn latency(root: &Path) {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    println!("| tier | `grade` (median) | fresh python3 (median) | ratio |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| tier | `grade` (median) | fresh python3 (median) | ratio | CPU time the host took |"
+    );
+    println!("|---|---:|---:|---:|---:|");
     for tier in [IsolationChoice::Bwrap, IsolationChoice::Landlock] {
         if let Err(e) = tier.resolve(&python) {
             println!("| {} | not measured: {e} | | |", tier.name());
@@ -281,6 +283,7 @@ fn latency(root: &Path) {
         // Warm the page cache for both.
         grade();
         fresh();
+        let stolen = Steal::now();
         let (mut graded, mut pythons) = (Vec::new(), Vec::new());
         for i in 0..PAIRS {
             if i % 2 == 0 {
@@ -293,11 +296,12 @@ fn latency(root: &Path) {
         }
         let (g, p) = (median(&mut graded), median(&mut pythons));
         println!(
-            "| {} | {:.0} ms | {:.0} ms | {:.1}× |",
+            "| {} | {:.0} ms | {:.0} ms | {:.1}× | {} |",
             tier.name(),
             g * 1e3,
             p * 1e3,
-            g / p
+            g / p,
+            stolen.since()
         );
         let ms = |v: &[f64]| {
             v.iter()
@@ -311,6 +315,36 @@ fn latency(root: &Path) {
             ms(&graded),
             ms(&pythons)
         );
+    }
+}
+
+/// The machine's CPU time counters (/proc/stat): on a virtual machine the
+/// host may take ("steal") much of it, which slows a run on both cores (the
+/// grader) more than one on one core (python3).
+struct Steal(Option<(u64, u64)>);
+
+impl Steal {
+    fn now() -> Steal {
+        let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+        let counters: Vec<u64> = stat
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        Steal((counters.len() > 7).then(|| (counters[7], counters.iter().take(8).sum())))
+    }
+
+    /// The share of the CPU time since `self` that the host took.
+    fn since(&self) -> String {
+        match (self.0, Steal::now().0) {
+            (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+                format!("{:.0}%", 100.0 * (s1 - s0) as f64 / (t1 - t0) as f64)
+            }
+            _ => "not known".to_string(),
+        }
     }
 }
 
