@@ -115,6 +115,11 @@ pub fn scanner_version() -> &'static str {
 /// `findings` with the static ones replaced by a scan of `source` (a
 /// recording's runtime findings are kept).
 pub fn with_static_scan(findings: &[Finding], source: &[u8]) -> Vec<Finding> {
+    with_static(findings, static_scan(source))
+}
+
+/// The static scan of `source`: its findings, not yet capped.
+pub fn static_scan(source: &[u8]) -> Vec<Finding> {
     let decoded = source::decode(source);
     let mut out = scan::scan(&decoded.text);
     if let Some((encoding, line)) = decoded.undecoded {
@@ -128,6 +133,13 @@ pub fn with_static_scan(findings: &[Finding], source: &[u8]) -> Vec<Finding> {
             },
         );
     }
+    out
+}
+
+/// `findings` with the static ones replaced by `scanned` ([`static_scan`]
+/// of the source).
+pub fn with_static(findings: &[Finding], scanned: Vec<Finding>) -> Vec<Finding> {
+    let mut out = scanned;
     out.extend(
         findings
             .iter()

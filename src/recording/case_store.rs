@@ -230,7 +230,10 @@ impl StoreFile {
     /// text as [`outcome_text`] writes it), keeping only the cases of the
     /// current corpus (`keys`) and of `others` (the course's cases outside
     /// the selected assignments, see [`other_keys`]): a store follows its
-    /// course and does not grow with every edit.
+    /// course and does not grow with every edit. `scanned` is
+    /// [`crate::integrity::static_scan`] of `source` when the caller made
+    /// it already (else it is made here, when the store's is another
+    /// scanner's).
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -241,6 +244,7 @@ impl StoreFile {
         integrity: &[Finding],
         source: &[u8],
         pyc: Option<String>,
+        scanned: Option<Vec<Finding>>,
     ) {
         if let Some(pyc) = pyc {
             self.pyc = pyc;
@@ -262,7 +266,10 @@ impl StoreFile {
             // findings: they stand (a scan is as costly as a small session).
             crate::integrity::capped(runtime)
         } else {
-            crate::integrity::with_static_scan(&runtime, source)
+            match scanned {
+                Some(scanned) => crate::integrity::with_static(&runtime, scanned),
+                None => crate::integrity::with_static_scan(&runtime, source),
+            }
         };
         self.scanner = scanner.to_string();
     }
@@ -607,6 +614,7 @@ mod tests {
             &[],
             b"",
             Some("00ff".into()),
+            None,
         );
         store
     }
@@ -678,6 +686,7 @@ mod tests {
             &[],
             source,
             None,
+            None,
         );
         let scanned: Vec<Finding> = store.integrity.clone();
         assert!(
@@ -697,6 +706,7 @@ mod tests {
             std::slice::from_ref(&seen),
             source,
             None,
+            None,
         );
         assert!(store.integrity.contains(&finding(Source::Static, "marker")));
         assert!(store.integrity.contains(&seen));
@@ -711,6 +721,7 @@ mod tests {
             String::new(),
             &[],
             source,
+            None,
             None,
         );
         assert!(!store.integrity.iter().any(|f| f.what == "marker"));

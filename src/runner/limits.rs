@@ -174,7 +174,7 @@ pub const HARNESS: Harness = Harness {
     // A source is at most MAX_SOURCE_BYTES, a compiled one PYC_BYTES.
     job_limit: 2 * PYC_BYTES,
     reply_limit: 128 << 20,
-    part_cases: 256,
+    part_cases: 64,
     wall_factor: 3,
     nproc_margin: 16,
     globals_budget: 20_000,

@@ -11,7 +11,7 @@ use super::{made, read_source, Delivered, Environment, Job, Prestarted, RecordEr
 use super::{RecordOptions, Request, Tuning};
 use super::{SandboxError, SetupError};
 use crate::corpus::Corpus;
-use crate::recording::case_store::{self, CaseInputs, CaseKey, Outcomes, StoreFile};
+use crate::recording::case_store::{self, CaseInputs, CaseKey, StoreFile};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -142,8 +142,14 @@ pub(super) fn run_jobs(
                     if let Some(p) = &progress {
                         p.inc();
                     }
+                    let abort = |e: RecordError| {
+                        shared.abort.store(true, Ordering::SeqCst);
+                        if let Ok(mut a) = aborted.lock() {
+                            a.push((job.index, e));
+                        }
+                    };
                     // No job is left for this thread: its worker stops
-                    // while this submission is graded.
+                    // while this submission is stored and graded.
                     let stopping = match next.load(Ordering::SeqCst) >= jobs.len() {
                         true => worker.take(),
                         false => None,
@@ -153,13 +159,34 @@ pub(super) fn run_jobs(
                             s.spawn(move || crate::timings::span("worker stopped", || w.stop()));
                         }
                         match result {
-                            Err(e) if e.is_grader_fault() => {
-                                shared.abort.store(true, Ordering::SeqCst);
-                                if let Ok(mut a) = aborted.lock() {
-                                    a.push((job.index, e));
+                            Err(e) if e.is_grader_fault() => abort(e),
+                            Err(e) => deliver(job.index, Err(e)),
+                            Ok(Recorded {
+                                source,
+                                path,
+                                store,
+                                output,
+                            }) => {
+                                let outcomes = store.outcomes_for(shared.keys, &source);
+                                // Written beside the grading; one that
+                                // cannot be written still stops the run.
+                                let written = std::thread::scope(|w| {
+                                    let written = w.spawn(|| {
+                                        crate::timings::STORE_WRITE
+                                            .time(|| case_store::write_store(&path, &store))
+                                    });
+                                    deliver(job.index, Ok((outcomes, Some(output))));
+                                    written.join()
+                                });
+                                match written {
+                                    Ok(Ok(())) => {}
+                                    Ok(Err(source)) => abort(RecordError::Store {
+                                        path: path.clone(),
+                                        source,
+                                    }),
+                                    Err(panic) => std::panic::resume_unwind(panic),
                                 }
                             }
-                            other => deliver(job.index, other),
                         }
                     });
                 }
@@ -215,14 +242,22 @@ fn preflight(shared: &Shared, prestarted: Option<&Prestarted>) -> Result<Started
 /// A started worker with the uid it runs as.
 type Started = (Option<UidLease>, Worker);
 
-/// Records the cases `job`'s store lacks, stores them, and returns the
-/// submission's outcomes with what its code printed.
+/// A submission recorded: its store file, with what its code printed, to
+/// be written (beside its grading) at `path`.
+struct Recorded {
+    source: Vec<u8>,
+    path: std::path::PathBuf,
+    store: StoreFile,
+    output: String,
+}
+
+/// Records the cases `job`'s store lacks and adds them to its store file.
 fn record_one(
     shared: &Shared,
     lease: Option<&UidLease>,
     worker: &mut Option<Worker>,
     job: &Job,
-) -> Result<(Outcomes, Option<String>), RecordError> {
+) -> Result<Recorded, RecordError> {
     // Read again here, so that sources are never all held at once.
     let source = read_source(&job.path)?;
     let sha256 = hex::encode(Sha256::digest(&source));
@@ -245,14 +280,24 @@ fn record_one(
         .as_ref()
         .map(|s| s.pyc.as_str())
         .filter(|p| !p.is_empty());
-    let reply = crate::timings::RECORDING.time(|| {
-        w.record(
-            &source,
-            pyc,
-            &shared.setup.inputs,
-            job.missing.as_deref(),
-            shared.ahead,
-        )
+    // The source's static scan (for a store that has none of this
+    // scanner's) is made beside the recording.
+    let scan = stored
+        .as_ref()
+        .map_or(true, |s| s.scanner != crate::integrity::scanner_version());
+    let (reply, scanned) = std::thread::scope(|s| {
+        let scanned = scan.then(|| s.spawn(|| crate::integrity::static_scan(&source)));
+        let reply = crate::timings::RECORDING.time(|| {
+            w.record(
+                &source,
+                pyc,
+                &shared.setup.inputs,
+                job.missing.as_deref(),
+                shared.ahead,
+            )
+        });
+        let scanned = scanned.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        (reply, scanned)
     });
     // (A refused submission leaves its worker answering in step.)
     if reply.as_ref().is_err_and(RecordError::is_grader_fault) || !shared.prefork {
@@ -270,12 +315,12 @@ fn record_one(
         &reply.integrity,
         &source,
         reply.pyc,
+        scanned,
     );
-    crate::timings::STORE_WRITE
-        .time(|| case_store::write_store(&path, &store))
-        .map_err(|source| RecordError::Store {
-            path: path.clone(),
-            source,
-        })?;
-    Ok((store.outcomes_for(shared.keys, &source), Some(output)))
+    Ok(Recorded {
+        source,
+        path,
+        store,
+        output,
+    })
 }
