@@ -49,6 +49,7 @@ pub struct Worker {
     hidden_requests: usize,
     /// What the sandbox's self-test found held, as reports say it.
     pub sandbox: String,
+    isolation: Isolation,
     // Dropped after the process is killed.
     _scratch: Option<Scratch>,
     /// Removed after the process is killed (fields drop after `drop`).
@@ -258,6 +259,7 @@ impl Worker {
             hidden_requests: 0,
             reply_limit: limits::READY_WAIT,
             sandbox: String::new(),
+            isolation,
             _scratch: scratch,
             cgroup,
         };
@@ -321,8 +323,12 @@ impl Worker {
     /// is closed, and it ends when the supervisor reads that end. Whatever
     /// is left of it is killed (as on drop) once its stdout closes, when it
     /// writes a line (none is its to write now), or after
-    /// [`limits::STOP_WAIT`].
+    /// [`limits::STOP_WAIT`]. Under bwrap it is killed at once: whatever
+    /// the submission left dies with the sandbox's namespaces and tmpfs.
     pub fn stop(mut self) {
+        if self.isolation == Isolation::Bwrap {
+            return;
+        }
         drop(self.stdin.take());
         // Disconnected: its stdout closed. A line instead is not the
         // harness's to write now; either way it is killed, and waited for,

@@ -514,6 +514,10 @@ def main():
         return
     programs, tagged, confine, cached = _compile_programs(line)
     del line
+    # The confine module (it imports ctypes) does not wait for the init
+    # line, which waits for the grader's corpus.
+    C = types.ModuleType("autograder_confine")
+    exec(confine, C.__dict__)
     _STEPS.append(["programs compiled" if cached is None else "programs loaded", _clock()])
     line = _read_stdin_line()
     if line is None:
@@ -531,8 +535,6 @@ def main():
     _prepare_unshare()
     _share_nproc()
     _reap_at_start()
-    C = types.ModuleType("autograder_confine")
-    exec(confine, C.__dict__)
     C.prepare(INIT["tier"], INIT["read_roots"])
     global _plain_json
     _plain_json = T.plain_json

@@ -81,15 +81,16 @@ def _zygote(check):
         "steps": _STEPS,
         "compiled": _COMPILED,
     }
-    _write_all(1, dumps(ready).encode("utf-8") + b"\n")
-    del ready
     zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     _stdout.flush()
+    # Forked first: the supervisor waits for the first job as it is sent.
     spid = os.fork()
     if spid == 0:
         zsock.close()
         _supervise(ssock)
     ssock.close()
+    _write_all(1, dumps(ready).encode("utf-8") + b"\n")
+    del ready
     # Rust's pipes are the supervisor's alone: when it ends, Rust sees it.
     null = os.open("/dev/null", os.O_RDWR)
     os.dup2(null, 0)
