@@ -39,9 +39,12 @@ unzip -q {zip} -d /autograder/source
 cp -R {upload}/. /autograder/submission/
 cp /autograder/source/run_autograder /autograder/run_autograder
 cd /autograder/source && bash ./setup.sh
+cache=\"${{XDG_CACHE_HOME:-$HOME/.cache}}/autograder/harness\"
+warmed=$(stat -c %i \"$cache\"/*.code)
 set +e
 /autograder/run_autograder
 echo \"run_autograder exit $?\"
+[ \"$(stat -c %i \"$cache\"/*.code)\" = \"$warmed\" ] && echo \"the programs setup.sh cached were loaded\"
 cp /autograder/results/results.json {results} 2>/dev/null || true
 ",
         pyenv = pyenv_root.display(),
@@ -55,6 +58,12 @@ cp /autograder/results/results.json {results} 2>/dev/null || true
     let out = in_namespace(&script);
     let log = format!("{}\n{}", text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{log}");
+    // setup.sh's warm-up grade cached the harness's compiled programs, and
+    // the student's run loaded them (the file was not replaced).
+    assert!(
+        log.contains("the programs setup.sh cached were loaded"),
+        "{log}"
+    );
     let json = fs::read_to_string(&results).unwrap_or_else(|_| panic!("no results.json:\n{log}"));
     (
         log,
