@@ -277,13 +277,18 @@ mod tests {
 
     fn outcomes(line: &str, n: usize) -> Vec<CaseOutcome> {
         match parse_reply(line, n) {
-            Ok(p) => p
-                .outcomes
-                .iter()
-                .map(|t| serde_json::from_str(t).unwrap())
-                .collect(),
+            Ok(p) => decoded(&p),
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The outcomes `parsed` holds, read back from their kept texts.
+    fn decoded(parsed: &Parsed) -> Vec<CaseOutcome> {
+        parsed
+            .outcomes
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect()
     }
 
     /// A submission over the total is refused even when every one of its
@@ -367,12 +372,7 @@ mod tests {
             "{{\"n\":{n},\"first\":9,\"output\":\"\",\"integrity\":[]}}\t{}\n",
             refs[9..].join("\t")
         );
-        let parsed = a.finish(&answer).unwrap();
-        let got: Vec<CaseOutcome> = parsed
-            .outcomes
-            .iter()
-            .map(|t| serde_json::from_str(t).unwrap())
-            .collect();
+        let got = decoded(&a.finish(&answer).unwrap());
         assert_eq!(got, whole);
     }
 
@@ -386,12 +386,7 @@ mod tests {
         let mut a = Admitting::new(3);
         a.part(0, &[missing, missing]).unwrap();
         let answer = format!("{{\"n\":3,\"first\":1,\"output\":\"\"}}\t{timeout}\t{timeout}\n");
-        let parsed = a.finish(&answer).unwrap();
-        let kinds: Vec<CaseOutcome> = parsed
-            .outcomes
-            .iter()
-            .map(|t| serde_json::from_str(t).unwrap())
-            .collect();
+        let kinds = decoded(&a.finish(&answer).unwrap());
         assert!(matches!(kinds[0], CaseOutcome::Missing));
         assert!(matches!(kinds[1], CaseOutcome::Timeout { .. }));
         assert!(matches!(kinds[2], CaseOutcome::Timeout { .. }));

@@ -180,10 +180,7 @@ pub(super) fn run_jobs(
                                 });
                                 match written {
                                     Ok(Ok(())) => {}
-                                    Ok(Err(source)) => abort(RecordError::Store {
-                                        path: path.clone(),
-                                        source,
-                                    }),
+                                    Ok(Err(source)) => abort(RecordError::Store { path, source }),
                                     Err(panic) => std::panic::resume_unwind(panic),
                                 }
                             }
