@@ -535,6 +535,75 @@ mod tests {
             .collect()
     }
 
+    /// The supervisor forks its first job's child ahead, for every case;
+    /// a first job for a subset ends that child (which has made its folder
+    /// in the job's) and runs its own, in that same job folder.
+    #[test]
+    fn a_first_job_for_a_subset_does_not_run_in_the_child_forked_for_every_case() {
+        use serde_json::json;
+        let corpus = corpus(&[("v0", false), ("h0", true), ("v1", false)]);
+        let setup = rlimits_setup(&corpus);
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        // The child forked ahead is in its sandbox once its folder is made
+        // (scratch/j<pid>-1/0): waited for, within READY_WAIT.
+        let scratch = w._scratch.as_ref().expect("rlimits scratch").path.clone();
+        let made = || {
+            std::fs::read_dir(&scratch)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|job| job.path().join("0").is_dir())
+        };
+        let deadline = std::time::Instant::now() + limits::READY_WAIT;
+        while !made() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no child was forked ahead"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let reply = w
+            .record(SOURCE.as_bytes(), None, &setup.inputs, Some(&[2]), None)
+            .unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![("v1".into(), json!(["v1", ["v1"]]))]
+        );
+        // The next job, every case, runs in a child of its own.
+        let reply = w
+            .record(SOURCE.as_bytes(), None, &setup.inputs, None, None)
+            .unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!(["v0", ["v0"]])),
+                ("v1".into(), json!(["v1", ["v0", "v1"]])),
+                ("h0".into(), json!(["h0", ["v0", "v1", "h0"]])),
+            ]
+        );
+    }
+
+    fn rlimits_setup(corpus: &Corpus) -> Setup {
+        Setup {
+            isolation: Isolation::Rlimits,
+            python: sandbox::Python::find(None).unwrap(),
+            must_not_read: Vec::new(),
+            limits: Limits {
+                case_timeout: Duration::from_secs(5),
+                wall: Duration::from_secs(60),
+                memory_bytes: limits::MEMORY_BYTES,
+                file_bytes: limits::FILE_BYTES,
+                open_files: limits::OPEN_FILES,
+                processes: limits::PROCESSES,
+                workers: 1,
+            },
+            inputs: crate::runner::inputs::Inputs::of(corpus),
+            warm: true,
+            code_cache: None,
+        }
+    }
+
     #[test]
     fn a_subset_runs_exactly_its_cases_visible_first() {
         use serde_json::json;
@@ -549,25 +618,7 @@ mod tests {
             ("crash-h2", true),
             ("h3", true),
         ]);
-        let inputs = crate::runner::inputs::Inputs::of(&corpus);
-        let python = sandbox::Python::find(None).unwrap();
-        let setup = Setup {
-            isolation: Isolation::Rlimits,
-            python,
-            must_not_read: Vec::new(),
-            limits: Limits {
-                case_timeout: Duration::from_secs(5),
-                wall: Duration::from_secs(60),
-                memory_bytes: limits::MEMORY_BYTES,
-                file_bytes: limits::FILE_BYTES,
-                open_files: limits::OPEN_FILES,
-                processes: limits::PROCESSES,
-                workers: 1,
-            },
-            inputs,
-            warm: true,
-            code_cache: None,
-        };
+        let setup = rlimits_setup(&corpus);
         let lease = sandbox::lease_uid().unwrap();
         let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
         let src = SOURCE.as_bytes();

@@ -409,38 +409,37 @@ def _read_job(fd):
 
 
 def _child(request, res_w, out_w, hid_r, job_r):
-    """Never returns: runs cases start..n of the request and exits. The job
-    (source, compiled code) comes from the supervisor on job_r; the hidden
-    cases' inputs arrive on HIDDEN_FD only once the visible ones are
+    """Never returns: runs cases start..n of the request and exits. It
+    enters its sandbox first, then reads its job (source, compiled code)
+    from the supervisor on job_r, so a child forked before its job arrives
+    (the supervisor's first, see _fork_ahead) waits in its sandbox; the
+    hidden cases' inputs arrive on HIDDEN_FD only once the visible ones are
     answered."""
     try:
         start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
         chosen = request["visible"]
         cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
-        try:
-            (source, pyc), unread = _read_job(job_r), None
-        except BaseException as e:  # reported below, once the channel is set up
-            source = pyc = None
-            unread = e
         os.setsid()
         _own_ipc_namespace()
         _name(b"ag-child")
         # Out of the way of the numbers they are moved to.
         fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
         fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
+        fd5 = fcntl.fcntl(job_r, fcntl.F_DUPFD, 16)
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(fd3, RESULT_FD)
         os.dup2(fd4, HIDDEN_FD)
-        os.closerange(HIDDEN_FD + 1, 1 << 16)
+        os.dup2(fd5, JOB_FD)
+        os.closerange(JOB_FD + 1, 1 << 16)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
-            if unread is not None:
-                raise unread
             here = _enter_sandbox(jobdir, str(attempt))
+            # Closed once read: student code never holds it.
+            source, pyc = _read_job(JOB_FD)
             path = os.path.join(here, "main.py")
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             _write_all(fd, source)

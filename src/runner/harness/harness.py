@@ -68,9 +68,11 @@ The init line holds only the visible cases' inputs; the hidden ones follow
 them in the outcome order. No process of a submission holds a hidden input
 before all its visible cases are answered, so no visible result can carry
 one.
-Supervisor -> child, on a pipe of its own, before the child enters its
-sandbox: b"<source bytes> <compiled bytes, or -1>\n", the source, then the
-compiled code (from the job's hex, raw).
+Supervisor -> child, on a pipe of its own (JOB_FD), read once the child
+is in its sandbox: b"<source bytes> <compiled bytes, or -1>\n", the
+source, then the compiled code (from the job's hex, raw). The first job's
+first child is forked as the supervisor starts, for every case, and waits
+there for its job; a first job for a subset ends it and forks its own.
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
@@ -258,6 +260,7 @@ _stderr = sys.stderr
 
 RESULT_FD = 3
 HIDDEN_FD = 4
+JOB_FD = 5  # the child's end of its job pipe, until it has read its job
 
 # Every number the harness goes by is the run's, sent by Rust in the init
 # line (src/runner/limits.rs) and set as these names by `_load`; tagged.py

@@ -181,22 +181,10 @@ class _Run:
     def one_child(self, start, attempt):
         """Has the zygote fork a child for cases start..; returns where the
         next child starts."""
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        hid_r, hid_w = os.pipe()
-        job_r, job_w = os.pipe()
         request = {"start": start, "attempt": attempt, "jobdir": self.jobdir, "n": self.n, "visible": self.chosen}
-        try:
-            cpid = _ZYGOTE.fork_child(request, [res_w, out_w, hid_r, job_r])
-        finally:
-            for fd in (res_w, out_w, hid_r, job_r):
-                os.close(fd)
+        cpid, res_r, out_r, hid_w, job_w = _waiting_child(request) or _fork_child(request)
         # The job (the source, and its compiled code) goes straight to the
         # child: the zygote never holds it.
-        try:
-            fcntl.fcntl(job_w, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
-        except OSError:
-            pass
         try:
             source, pyc = self.job_bytes()
             _write_all(job_w, b"%d %d\n" % (len(source), -1 if pyc is None else len(pyc)) + source + (pyc or b""))
@@ -204,13 +192,6 @@ class _Run:
             pass
         finally:
             os.close(job_w)
-        os.set_blocking(res_r, False)
-        os.set_blocking(out_r, False)
-        for fd in (res_r, out_r, hid_w):
-            try:
-                fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
-            except OSError:
-                pass
         # The zygote (the child's parent) says when it has exited.
         exit_fd = _ZYGOTE.sock.fileno()
         st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
@@ -793,6 +774,74 @@ class _ZygoteLink:
             _DIRTY[0] = True
 
 
+def _fork_child(request):
+    """Has the zygote fork a child for `request` (see _child), with the
+    child's ends of four new pipes; returns (its pid, and the supervisor's
+    ends: results, output, hidden inputs, job)."""
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    hid_r, hid_w = os.pipe()
+    job_r, job_w = os.pipe()
+    try:
+        cpid = _ZYGOTE.fork_child(request, [res_w, out_w, hid_r, job_r])
+    except BaseException:
+        for fd in (res_r, out_r, hid_w, job_w):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (res_w, out_w, hid_r, job_r):
+            os.close(fd)
+    os.set_blocking(res_r, False)
+    os.set_blocking(out_r, False)
+    for fd in (res_r, out_r, hid_w, job_w):
+        try:
+            fcntl.fcntl(fd, 1031, PIPE_BYTES)  # F_SETPIPE_SZ
+        except OSError:
+            pass
+    return cpid, res_r, out_r, hid_w, job_w
+
+
+# The first job's first child when it runs every case, forked as the
+# supervisor starts (_fork_ahead): it enters its sandbox while Rust reads
+# the ready line and sends the job, then waits for the job on its pipe.
+# [its request, what _fork_child returned], or None.
+_WAITING = [None]
+
+
+def _fork_ahead():
+    """Forks the child the first job most likely starts with (every case,
+    from the first): nothing of a submission is in it until its job is
+    written to it, and it is the zygote's like any other (see _child)."""
+    jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0] + 1))
+    request = {"start": 0, "attempt": 0, "jobdir": jobdir, "n": len(INIT["cases"]) + INIT.get("hidden_count", 0), "visible": None}
+    _Run.make_jobdir_for(jobdir)
+    _WAITING[0] = [request, _fork_child(request)]
+
+
+def _waiting_child(request):
+    """The child forked ahead when it was forked for exactly `request`
+    (then taken), else None. One forked for another is ended first: its
+    job pipe closed (it reads no job, says so on its result pipe and
+    exits), its tree killed and reaped, its folder removed (and made
+    again when `request` runs in it)."""
+    waiting, _WAITING[0] = _WAITING[0], None
+    if waiting is None:
+        return None
+    if waiting[0] == request:
+        return waiting[1]
+    cpid, res_r, out_r, hid_w, job_w = waiting[1]
+    for fd in (job_w, hid_w):
+        os.close(fd)
+    _reap(cpid, waiting[0]["jobdir"])
+    _ZYGOTE.exit_status()
+    _ZYGOTE.release()
+    for fd in (res_r, out_r):
+        os.close(fd)
+    if request["jobdir"] == waiting[0]["jobdir"]:
+        _Run.make_jobdir_for(request["jobdir"])
+    return None
+
+
 _ZYGOTE = None  # the supervisor's _ZygoteLink
 _JOBS = [0]  # submissions this supervisor has run (their folders' names)
 
@@ -811,6 +860,10 @@ def _supervise(sock):
         except BaseException:
             pass
         _ZYGOTE = _ZygoteLink(sock)
+        try:
+            _fork_ahead()
+        except OSError:  # the first job forks its child as any other does
+            pass
         while True:
             cmd = _read_line(0, one_byte=True)
             if cmd is None:

@@ -38,9 +38,15 @@ def _serve(sock, supervisor):
         sock.send(b"pid %d" % cpid)
         # Exited, not reaped: the supervisor may still signal its group.
         try:
-            sock.send(b"exit %d" % _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT)))
+            status = _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT))
         except ChildProcessError:
-            sock.send(b"exit 0")
+            status = 0
+        try:
+            # The supervisor may be gone: it ends with its stdin, and a
+            # child forked ahead of a job that never came ends after it.
+            sock.send(b"exit %d" % status)
+        except OSError:
+            return
         try:
             if sock.recv(64) != b"reap":
                 return
