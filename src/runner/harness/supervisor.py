@@ -194,7 +194,7 @@ class _Run:
             os.close(job_w)
         # The zygote (the child's parent) says when it has exited.
         exit_fd = _ZYGOTE.sock.fileno()
-        st = {"pending": start, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
+        st = {"pending": start, "pace": 0, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
         st["hidden_left"] = None  # what of them is still to write (see send_hidden)
         if self.nv <= start < self.n:
@@ -258,7 +258,9 @@ class _Run:
                     res_open = False
                 elif data:
                     buf += data
+                    before = st["pending"]
                     if self.lines(buf, st):
+                        st["pace"] = st["pending"] - before
                         self.send_part(st)
                         st["since"] = _monotonic()
                         st["cpu"] = _proc_cpu(cpid)
@@ -267,10 +269,13 @@ class _Run:
             if st["bad"] or st["all"]:
                 break
             if ready and not exited and not st["finished"] and st["hidden_left"] is None and not output_waiting:
-                # Let the child get on (see READ_EVERY); its exit ends the wait.
+                # Let the child get on (see READ_EVERY); its exit ends the
+                # wait, and so does its next line once it may be "V", which
+                # it then waits on (within twice the cases of the last read).
                 nap = min(READ_EVERY, deadline - _monotonic())
                 if nap > 0:
-                    self.fetch.nap(exit_fd, _monotonic() + nap)
+                    near = self.nv < self.n and st["pending"] < self.nv <= st["pending"] + 2 * st["pace"] + PART_CASES
+                    self.fetch.nap(exit_fd, _monotonic() + nap, res_r if near else None)
             if exited:
                 while True:  # what the child wrote before it ended
                     data = self._read(res_r)
@@ -637,19 +642,21 @@ class _HiddenFetch:
         self.at += 1
         self.done = self.at == len(self.cases)
 
-    def nap(self, exit_fd, until):
-        """The supervisor's nap until `until` (or the child's exit), spent
-        on the hidden inputs as far as they are to be fetched, then on the
-        visible ones' check (_VISIBLE)."""
+    def nap(self, exit_fd, until, wake=None):
+        """The supervisor's nap until `until` (or the child's exit, or `wake`
+        readable when given), spent on the hidden inputs as far as they are
+        to be fetched, then on the visible ones' check (_VISIBLE)."""
         while True:
             now = _monotonic()
             if now >= until:
                 return
             watch = [exit_fd, 0] if self.reading() else [exit_fd]
+            if wake is not None:
+                watch.append(wake)
             work = self.cases is not None and not self.done
             visible = not work and _VISIBLE.left()
             ready = select.select(watch, [], [], 0 if work or visible else until - now)[0]
-            if exit_fd in ready:
+            if exit_fd in ready or (wake is not None and wake in ready):
                 return
             if 0 in ready:
                 self.take()
