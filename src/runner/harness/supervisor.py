@@ -118,7 +118,7 @@ class _Run:
         self.wall = float(INIT["wall"])
         self.wall_end = _monotonic() + self.wall
         _JOBS[0] += 1
-        self.jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0]))
+        self.jobdir = _job_folder(_JOBS[0])
         self.failure = None  # the grader's own failure: no outcome is valid
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
         self.findings = []  # runtime integrity findings (see seen)
@@ -819,7 +819,7 @@ def _fork_ahead():
     """Forks the child the first job most likely starts with (every case,
     from the first): nothing of a submission is in it until its job is
     written to it, and it is the zygote's like any other (see _child)."""
-    jobdir = os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), _JOBS[0] + 1))
+    jobdir = _job_folder(_JOBS[0] + 1)
     request = {"start": 0, "attempt": 0, "jobdir": jobdir, "n": len(INIT["cases"]) + INIT.get("hidden_count", 0), "visible": None}
     _Run.make_jobdir_for(jobdir)
     _WAITING[0] = [request, _fork_child(request)]
@@ -847,6 +847,11 @@ def _waiting_child(request):
     if request["jobdir"] == waiting[0]["jobdir"]:
         _Run.make_jobdir_for(request["jobdir"])
     return None
+
+
+def _job_folder(k):
+    """The folder of this supervisor's k-th job (from 1)."""
+    return os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), k))
 
 
 _ZYGOTE = None  # the supervisor's _ZygoteLink
