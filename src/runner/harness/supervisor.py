@@ -829,8 +829,10 @@ def _waiting_child(request):
     """The child forked ahead when it was forked for exactly `request`
     (then taken), else None. One forked for another is ended first: its
     job pipe closed (it reads no job, says so on its result pipe and
-    exits), its tree killed and reaped, its folder removed (and made
-    again when `request` runs in it)."""
+    exits), its tree killed and reaped; only then, when nothing of it can
+    still make anything there (it may not have reached its sandbox when
+    killed), its folder is removed (and made again when `request` runs in
+    it)."""
     waiting, _WAITING[0] = _WAITING[0], None
     if waiting is None:
         return None
@@ -839,11 +841,12 @@ def _waiting_child(request):
     cpid, res_r, out_r, hid_w, job_w = waiting[1]
     for fd in (job_w, hid_w):
         os.close(fd)
-    _reap(cpid, waiting[0]["jobdir"])
+    _reap(cpid, None)
     _ZYGOTE.exit_status()
     _ZYGOTE.release()
     for fd in (res_r, out_r):
         os.close(fd)
+    _reap(None, waiting[0]["jobdir"], leftovers=False)
     if request["jobdir"] == waiting[0]["jobdir"]:
         _Run.make_jobdir_for(request["jobdir"])
     return None
