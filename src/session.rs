@@ -186,12 +186,6 @@ pub fn record_and_grade(
         crate::recording::case_store::CaseInputs::of(corpus)
     });
     let expected: Awaited<Result<Vec<Outcome>, String>> = Awaited::default();
-    // With a harness started ahead, a student's one submission is on its
-    // way: its start-up (the init line, then the sandbox self-test) comes
-    // first, and the expected outcomes, wanted only to grade, are computed
-    // once it is under way (or as soon as anything waits for them).
-    let gate: Awaited<()> = Awaited::default();
-    let open_gate = || gate.set(());
     let grader: OnceLock<Option<grade::Grader>> = OnceLock::new();
     let details =
         grade::CaseGradeStorage::spooled_in(&opts.work_dir).map_err(SessionError::Spool)?;
@@ -209,20 +203,15 @@ pub fn record_and_grade(
         .environment(env)
         .prestarted(prestarted)
         .case_inputs(&cases)
-        .ahead(&ahead)
-        .starting(&open_gate);
+        .ahead(&ahead);
     let grader_of = || {
         grader.get_or_init(|| {
-            open_gate();
             let expected = expected.wait().as_ref().ok()?;
             Some(grade::Grader::new(corpus, expected))
         })
     };
     let recorded = std::thread::scope(|s| {
         s.spawn(|| {
-            if prestarted.is_some() {
-                gate.wait();
-            }
             // Set whatever happens, even a panic: graders wait for it.
             let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 crate::timings::span("expected outcomes computed", || {
@@ -238,10 +227,7 @@ pub fn record_and_grade(
             // waiting for it.
             grader_of();
         });
-        // However the recording ends (before its first worker started, or
-        // in a panic), the expected outcomes' thread is not left waiting.
-        let opened = OpensOnDrop(&gate);
-        let recorded = runner::record(
+        runner::record(
             &request,
             Sink::Outcomes(&|index, delivered| {
                 let Some(grader) = grader_of() else {
@@ -256,9 +242,7 @@ pub fn record_and_grade(
                     graded[index] = Some(grade);
                 }
             }),
-        );
-        drop(opened);
-        recorded
+        )
     });
     // The recording's own failure first (it may be why nothing was graded).
     recorded?;
@@ -279,15 +263,6 @@ pub fn record_and_grade(
         return Err(SessionError::CaseGrades(e));
     }
     Ok(grader.run(submissions, details))
-}
-
-/// Sets its gate when dropped.
-struct OpensOnDrop<'a>(&'a Awaited<()>);
-
-impl Drop for OpensOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.set(());
-    }
 }
 
 /// A value one thread sets once and others wait for.

@@ -351,10 +351,6 @@ pub struct Request<'a> {
     /// answer (see [`worker::Worker::record`]): a grader can judge it
     /// while the rest run.
     pub ahead: Option<worker::Ahead<'a>>,
-    /// Told once the first worker is about to be sent its init line: work
-    /// the caller does beside the recording but needs only at its end
-    /// waits for this, so it does not compete with the harness's start-up.
-    pub starting: Option<&'a (dyn Fn() + Sync)>,
 }
 
 impl<'a> Request<'a> {
@@ -374,14 +370,6 @@ impl<'a> Request<'a> {
             cases: None,
             prestarted: None,
             ahead: None,
-            starting: None,
-        }
-    }
-
-    pub fn starting(self, starting: &'a (dyn Fn() + Sync)) -> Request<'a> {
-        Request {
-            starting: Some(starting),
-            ..self
         }
     }
 

@@ -104,9 +104,6 @@ pub(super) fn run_jobs(
         abort: Default::default(),
         ahead: request.ahead,
     };
-    if let Some(starting) = request.starting {
-        starting();
-    }
     let started = Mutex::new(Some(crate::timings::span("first worker started", || {
         preflight(&shared, request.prestarted)
     })?));
