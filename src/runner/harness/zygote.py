@@ -75,9 +75,10 @@ def _zygote(check):
     and its sandbox tested: answers "ready" with what the self-test found,
     forks the supervisor and serves it until it ends."""
     # Everything so far lives as long as the zygote: keep the collector off
-    # it, so forked children do not copy-on-write the whole heap.
-    gc.collect()
+    # it, so forked children do not copy-on-write the whole heap. (It was
+    # off while the harness started: nothing worth a collection is left.)
     gc.freeze()
+    gc.enable()
     _STEPS.append(["collector frozen", _clock()])
     ready = {
         "ready": True,
