@@ -535,9 +535,27 @@ mod tests {
             .collect()
     }
 
-    /// The supervisor forks its first job's child ahead, for every case;
-    /// a first job for a subset ends that child (which has made its folder
-    /// in the job's) and runs its own, in that same job folder.
+    /// The folders of the first job's children (scratch/j<zygote>-1/<n>).
+    fn first_job_folders(w: &Worker) -> Vec<std::path::PathBuf> {
+        let scratch = w._scratch.as_ref().expect("rlimits scratch").path.clone();
+        std::fs::read_dir(&scratch)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|job| job.path())
+            .filter(|job| {
+                job.file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with("-1"))
+            })
+            .flat_map(|job| std::fs::read_dir(job).into_iter().flatten().flatten())
+            .map(|child| child.path())
+            .collect()
+    }
+
+    /// The zygote's first child does the self-test in its sandbox, then
+    /// waits there for a first job that runs every case; a first job for a
+    /// subset ends that child (which has made its folder in the job's) and
+    /// runs its own, in that same job folder.
     #[test]
     fn a_first_job_for_a_subset_does_not_run_in_the_child_forked_for_every_case() {
         use serde_json::json;
@@ -545,24 +563,14 @@ mod tests {
         let setup = rlimits_setup(&corpus);
         let lease = sandbox::lease_uid().unwrap();
         let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
-        // The child forked ahead is in its sandbox once its folder is made
-        // (scratch/j<pid>-1/0): waited for, within READY_WAIT.
-        let scratch = w._scratch.as_ref().expect("rlimits scratch").path.clone();
-        let made = || {
-            std::fs::read_dir(&scratch)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|job| job.path().join("0").is_dir())
-        };
-        let deadline = std::time::Instant::now() + limits::READY_WAIT;
-        while !made() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no child was forked ahead"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        // Ready means the self-test passed: the first child is in its sandbox.
+        assert_eq!(
+            first_job_folders(&w)
+                .iter()
+                .map(|f| f.file_name().unwrap().to_owned())
+                .collect::<Vec<_>>(),
+            vec![std::ffi::OsString::from("0")]
+        );
         let reply = w
             .record(SOURCE.as_bytes(), None, &setup.inputs, Some(&[2]), None)
             .unwrap();
@@ -580,6 +588,34 @@ mod tests {
                 ("v0".into(), json!(["v0", ["v0"]])),
                 ("v1".into(), json!(["v1", ["v0", "v1"]])),
                 ("h0".into(), json!(["h0", ["v0", "v1", "h0"]])),
+            ]
+        );
+    }
+
+    /// The self-test runs in the child that then waits for the first job:
+    /// what it made to check it can write its folder is gone before any
+    /// student code runs there.
+    #[test]
+    fn the_first_child_runs_its_job_in_a_folder_the_self_test_left_empty() {
+        use serde_json::json;
+        let corpus = corpus(&[("v0", false), ("v1", false)]);
+        let setup = rlimits_setup(&corpus);
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let folders = first_job_folders(&w);
+        assert_eq!(folders.len(), 1, "{folders:?}");
+        assert_eq!(std::fs::read_dir(&folders[0]).unwrap().count(), 0);
+        let source = "import os\n\
+            def parse_contract_json(s):\n    return [sorted(os.listdir('.')), os.getcwd()]\n";
+        let reply = w
+            .record(source.as_bytes(), None, &setup.inputs, None, None)
+            .unwrap();
+        let cwd = folders[0].to_string_lossy().into_owned();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("v0".into(), json!([["main.py"], cwd])),
+                ("v1".into(), json!([["main.py"], cwd])),
             ]
         );
     }

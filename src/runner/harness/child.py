@@ -408,13 +408,14 @@ def _read_job(fd):
     return source, (bytes(view[n_source:]) if n_pyc >= 0 else None)
 
 
-def _child(request, res_w, out_w, hid_r, job_r):
+def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
     """Never returns: runs cases start..n of the request and exits. It
     enters its sandbox first, then reads its job (source, compiled code)
     from the supervisor on job_r, so a child forked before its job arrives
-    (the supervisor's first, see _fork_ahead) waits in its sandbox; the
+    (the zygote's first, see _first_child) waits in its sandbox; the
     hidden cases' inputs arrive on HIDDEN_FD only once the visible ones are
-    answered."""
+    answered. Given `check_w`, it is the first child, and does the sandbox
+    self-test's checks (_check_sandbox) before it waits for its job."""
     try:
         start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
         chosen = request["visible"]
@@ -426,6 +427,7 @@ def _child(request, res_w, out_w, hid_r, job_r):
         fd3 = fcntl.fcntl(res_w, fcntl.F_DUPFD, 16)
         fd4 = fcntl.fcntl(hid_r, fcntl.F_DUPFD, 16)
         fd5 = fcntl.fcntl(job_r, fcntl.F_DUPFD, 16)
+        fd6 = fcntl.fcntl(check_w, fcntl.F_DUPFD, 16) if check_w is not None else None
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         null = os.open("/dev/null", os.O_RDONLY)
@@ -433,11 +435,23 @@ def _child(request, res_w, out_w, hid_r, job_r):
         os.dup2(fd3, RESULT_FD)
         os.dup2(fd4, HIDDEN_FD)
         os.dup2(fd5, JOB_FD)
-        os.closerange(JOB_FD + 1, 1 << 16)
+        if fd6 is not None:
+            os.dup2(fd6, CHECK_FD)
+        os.closerange((JOB_FD if fd6 is None else CHECK_FD) + 1, 1 << 16)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
-            here = _enter_sandbox(jobdir, str(attempt))
+            try:
+                here = _enter_sandbox(jobdir, str(attempt))
+            except BaseException as e:
+                if fd6 is not None:
+                    _check_said(CHECK_FD, {"ok": False, "error": _text("%s: %s" % (type(e).__name__, e))})
+                raise
+            if fd6 is not None:
+                _check_sandbox(here, CHECK_FD)
+                # Frozen in the zygote only after this child was forked.
+                gc.freeze()
+                gc.enable()
             # Closed once read: student code never holds it.
             source, pyc = _read_job(JOB_FD)
             path = os.path.join(here, "main.py")

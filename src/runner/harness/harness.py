@@ -71,8 +71,10 @@ one.
 Supervisor -> child, on a pipe of its own (JOB_FD), read once the child
 is in its sandbox: b"<source bytes> <compiled bytes, or -1>\n", the
 source, then the compiled code (from the job's hex, raw). The first job's
-first child is forked as the supervisor starts, for every case, and waits
-there for its job; a first job for a subset ends it and forks its own.
+first child, for every case, is the zygote's first: it does the sandbox
+self-test in its sandbox (on CHECK_FD, to the zygote, before "ready") and
+waits there for its job; a first job for a subset ends it and has the
+zygote fork its own.
 Child -> supervisor, on fd 3: "S" (in its sandbox; student code runs from
 here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
@@ -267,6 +269,7 @@ _stderr = sys.stderr
 RESULT_FD = 3
 HIDDEN_FD = 4
 JOB_FD = 5  # the child's end of its job pipe, until it has read its job
+CHECK_FD = 6  # the first child's end of its self-test pipe, until it has checked
 
 # Every number the harness goes by is the run's, sent by Rust in the init
 # line (src/runner/limits.rs) and set as these names by `_load`; tagged.py
@@ -548,7 +551,8 @@ def main():
     global _plain_json
     _plain_json = T.plain_json
     _STEPS.append(["confinement prepared", _clock()])
-    check = _self_test(_prepare_cases)
+    _prepare_cases()
+    check = _first_child()
     _STEPS.append(["sandbox self-test", _clock()])
     _zygote(check)
 

@@ -798,6 +798,12 @@ def _fork_child(request):
     finally:
         for fd in (res_w, out_w, hid_r, job_r):
             os.close(fd)
+    return _child_ends(cpid, res_r, out_r, hid_w, job_w)
+
+
+def _child_ends(cpid, res_r, out_r, hid_w, job_w):
+    """The child `cpid` and the supervisor's ends of its pipes, set up for
+    the supervisor's reads and writes."""
     os.set_blocking(res_r, False)
     os.set_blocking(out_r, False)
     for fd in (res_r, out_r, hid_w, job_w):
@@ -808,21 +814,21 @@ def _fork_child(request):
     return cpid, res_r, out_r, hid_w, job_w
 
 
-# The first job's first child when it runs every case, forked as the
-# supervisor starts (_fork_ahead): it enters its sandbox while Rust reads
-# the ready line and sends the job, then waits for the job on its pipe.
-# [its request, what _fork_child returned], or None.
+# The first job's first child when it runs every case: the zygote's
+# first child (_first_child), which did the sandbox self-test and waits in
+# its sandbox for that job. [its request, what _fork_child would have
+# returned], or None.
 _WAITING = [None]
 
 
-def _fork_ahead():
-    """Forks the child the first job most likely starts with (every case,
-    from the first): nothing of a submission is in it until its job is
-    written to it, and it is the zygote's like any other (see _child)."""
-    jobdir = _job_folder(_JOBS[0] + 1)
-    request = {"start": 0, "attempt": 0, "jobdir": jobdir, "n": len(INIT["cases"]) + INIT.get("hidden_count", 0), "visible": None}
-    _Run.make_jobdir_for(jobdir)
-    _WAITING[0] = [request, _fork_child(request)]
+def _adopt_first():
+    """Takes the zygote's first child as the child the first job most
+    likely starts with (every case, from the first): nothing of a
+    submission is in it until its job is written to it, and it is the
+    zygote's like any other (see _child)."""
+    request, cpid, res_r, out_r, hid_w, job_w = _FIRST[0]
+    _FIRST[0] = None
+    _WAITING[0] = [request, _child_ends(cpid, res_r, out_r, hid_w, job_w)]
 
 
 def _waiting_child(request):
@@ -853,8 +859,10 @@ def _waiting_child(request):
 
 
 def _job_folder(k):
-    """The folder of this supervisor's k-th job (from 1)."""
-    return os.path.join(INIT["scratch"], "j%d-%d" % (_getpid(), k))
+    """The folder of this worker's k-th job (from 1), named after its
+    zygote (which makes the first: _first_child; the harness's own checks
+    run a supervisor without one)."""
+    return os.path.join(INIT["scratch"], "j%d-%d" % (_ZYGOTE_PID[0] or _getpid(), k))
 
 
 _ZYGOTE = None  # the supervisor's _ZygoteLink
@@ -875,10 +883,7 @@ def _supervise(sock):
         except BaseException:
             pass
         _ZYGOTE = _ZygoteLink(sock)
-        try:
-            _fork_ahead()
-        except OSError:  # the first job forks its child as any other does
-            pass
+        _adopt_first()
         while True:
             cmd = _read_line(0, one_byte=True)
             if cmd is None:

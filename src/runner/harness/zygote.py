@@ -5,12 +5,15 @@ Run in harness.py's namespace by its `_load`, after the run's limits are
 set; it defines names only."""
 
 
-def _serve(sock, supervisor):
-    """The zygote's loop, once the supervisor runs: forks a child for each
-    request (with the pipes it was sent), waits for it, kills whatever it
-    left below the zygote, and says how it ended. It never sees a job's
-    source, outcomes or hidden inputs."""
+def _serve(sock, supervisor, first):
+    """The zygote's loop, once the supervisor runs: tends the first child
+    (forked before the supervisor, see _first_child), then forks a child
+    for each request (with the pipes it was sent); it waits for each,
+    kills whatever it left below the zygote, and says how it ended. It
+    never sees a job's source, outcomes or hidden inputs."""
     me = _getpid()
+    if not _tend(sock, me, supervisor, first):
+        return
     while True:
         try:
             msg, anc, _, _ = sock.recvmsg(1 << 20, socket.CMSG_SPACE(8 * 4))
@@ -36,29 +39,38 @@ def _serve(sock, supervisor):
         for fd in fds:
             os.close(fd)
         sock.send(b"pid %d" % cpid)
-        # Exited, not reaped: the supervisor may still signal its group.
-        try:
-            status = _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT))
-        except ChildProcessError:
-            status = 0
-        try:
-            # The supervisor may be gone: it ends with its stdin, and a
-            # child forked ahead of a job that never came ends after it.
-            sock.send(b"exit %d" % status)
-        except OSError:
+        if not _tend(sock, me, supervisor, cpid):
             return
-        try:
-            if sock.recv(64) != b"reap":
-                return
-        except OSError:
-            return
-        try:
-            os.waitpid(cpid, 0)
-        except ChildProcessError:
-            pass
-        left = not _kill_until_none(lambda: [p for p in _children(me) if p != supervisor], _wait_each, STRAYS_SECONDS)
-        _reap_orphans()
-        sock.send(b"done dirty" if left else b"done")
+
+
+def _tend(sock, me, supervisor, cpid):
+    """Says when the child `cpid` has exited and how, reaps it when the
+    supervisor says so, then kills whatever it left; False when the
+    supervisor is gone."""
+    # Exited, not reaped: the supervisor may still signal its group.
+    try:
+        status = _wait_status(os.waitid(os.P_PID, cpid, os.WEXITED | os.WNOWAIT))
+    except ChildProcessError:
+        status = 0
+    try:
+        # The supervisor may be gone: it ends with its stdin, and the
+        # first child, waiting for a job that never came, ends after it.
+        sock.send(b"exit %d" % status)
+    except OSError:
+        return False
+    try:
+        if sock.recv(64) != b"reap":
+            return False
+    except OSError:
+        return False
+    try:
+        os.waitpid(cpid, 0)
+    except ChildProcessError:
+        pass
+    left = not _kill_until_none(lambda: [p for p in _children(me) if p != supervisor], _wait_each, STRAYS_SECONDS)
+    _reap_orphans()
+    sock.send(b"done dirty" if left else b"done")
+    return True
 
 
 def _prepare_cases():
@@ -76,7 +88,8 @@ def _zygote(check):
     forks the supervisor and serves it until it ends."""
     # Everything so far lives as long as the zygote: keep the collector off
     # it, so forked children do not copy-on-write the whole heap. (It was
-    # off while the harness started: nothing worth a collection is left.)
+    # off while the harness started: nothing worth a collection is left.
+    # The first child, forked before, does the same for itself.)
     gc.freeze()
     gc.enable()
     _STEPS.append(["collector frozen", _clock()])
@@ -96,6 +109,10 @@ def _zygote(check):
         zsock.close()
         _supervise(ssock)
     ssock.close()
+    first = _FIRST[0][1]
+    for fd in _FIRST[0][2:]:  # the supervisor's
+        os.close(fd)
+    _FIRST[0] = None
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     del ready
     # Rust's pipes are the supervisor's alone: when it ends, Rust sees it.
@@ -104,6 +121,6 @@ def _zygote(check):
     os.dup2(null, 1)
     os.close(null)
     try:
-        _serve(zsock, spid)
+        _serve(zsock, spid, first)
     finally:
         _kill_until_none(lambda: _children(_getpid()), _wait_each, STRAYS_SECONDS)
