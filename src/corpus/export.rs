@@ -219,9 +219,10 @@ pub fn cut_hidden(text: &str) -> anyhow::Result<(String, usize, usize)> {
             continue;
         };
         for case in cases {
-            all_spans.push(case.span.clone());
+            let span = table_extent(case);
+            all_spans.push(span.clone());
             if is_hidden(case) {
-                hidden.push(case.span.clone());
+                hidden.push(span);
             } else {
                 remaining += 1;
             }
@@ -252,6 +253,24 @@ pub fn cut_hidden(text: &str) -> anyhow::Result<(String, usize, usize)> {
     }
     out.push_str(&text[at..]);
     Ok((out, hidden.len(), remaining))
+}
+
+/// A table's text from its header to the end of the last key or value in
+/// it, at any depth: the parser's span of an array-of-tables element (or of
+/// a sub-table) may cover its header alone.
+fn table_extent(table: &Node) -> Range<usize> {
+    table.span.start..extent_end(table)
+}
+
+fn extent_end(node: &Node) -> usize {
+    match &node.value {
+        Value::Table(entries) => entries
+            .iter()
+            .map(|(k, v)| k.span.end.max(extent_end(v)))
+            .fold(node.span.end, usize::max),
+        Value::Array(items) => items.iter().map(extent_end).fold(node.span.end, usize::max),
+        _ => node.span.end,
+    }
 }
 
 fn collect_spans(node: &Node, out: &mut Vec<Range<usize>>) {
@@ -314,5 +333,13 @@ mod tests {
             out,
             "checkpoint = \"x\"\n\n[let]\na = \"1\"\n\n# second, visible\n[[case]]\nid = \"two\"\n\n"
         );
+    }
+
+    #[test]
+    fn cuts_a_hidden_case_with_its_sub_tables() {
+        let text = "[[case]]\nid = \"one\"\nvisibility = \"hidden\"\n[case.kwargs]\nb = 2\n\n[[case]]\nid = \"two\"\n[case.kwargs]\nc = 3\n";
+        let (out, dropped, remaining) = cut_hidden(text).unwrap();
+        assert_eq!((dropped, remaining), (1, 1));
+        assert_eq!(out, "[[case]]\nid = \"two\"\n[case.kwargs]\nc = 3\n");
     }
 }
