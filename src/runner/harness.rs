@@ -4,7 +4,11 @@
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 
-/// The harness's entry, embedded in the binary and run with `-c`.
+/// What the harness's interpreter runs with `-c`: it starts harness.py,
+/// from the code an earlier run compiled or from its source, both sent on
+/// its stdin ([`super::protocol::boot_message`]).
+pub const BOOT_PY: &str = include_str!("harness/boot.py");
+/// The harness's entry, embedded in the binary and sent to boot.py.
 pub const HARNESS_PY: &str = include_str!("harness/harness.py");
 /// The harness's programs, sent in its init line and run in its namespace
 /// in this order (harness.py's `PROGRAMS`).
@@ -22,7 +26,8 @@ pub const TAGGED_PY: &str = include_str!("harness/tagged.py");
 pub const CONFINE_PY: &str = include_str!("harness/confine.py");
 /// Every Python source the harness runs: a change to any of them makes
 /// stored outcomes stale (see `harness_version`).
-pub const HARNESS_SOURCES: [&str; 9] = [
+pub const HARNESS_SOURCES: [&str; 10] = [
+    BOOT_PY,
     HARNESS_PY,
     PROGRAMS[0].1,
     PROGRAMS[1].1,

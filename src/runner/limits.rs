@@ -217,7 +217,7 @@ const _: () = {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::{CONFINE_PY, HARNESS_PY, PROGRAMS, TAGGED_PY};
+    use super::super::harness::{BOOT_PY, CONFINE_PY, HARNESS_PY, PROGRAMS, TAGGED_PY};
     use super::*;
 
     /// The names in a Python source's `LIMITS = (...)`.
@@ -306,6 +306,7 @@ print("ok" if not found else "\n".join(found))
             .iter()
             .map(|(name, src)| (format!("{name}.py"), *src))
             .chain([
+                ("boot.py".to_string(), BOOT_PY),
                 ("harness.py".to_string(), HARNESS_PY),
                 ("tagged.py".to_string(), TAGGED_PY),
                 ("confine.py".to_string(), CONFINE_PY),

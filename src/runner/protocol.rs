@@ -6,14 +6,16 @@
 //! # The conversation
 //!
 //! 0. **Start** (as the harness starts, before the run knows its corpus):
-//!    its argv (`warm` or `cold`, [`super::sandbox::PROBE`]'s source,
-//!    [`super::sandbox::BWRAP_CHECK`]'s or `""`); its first line out,
-//!    [`Hello`], before it imports anything; its first line in,
-//!    [`programs_message`]: the `programs`, the `tagged` codec's and the
-//!    `confine` rules' Python sources, compiled while the corpus loads;
-//!    or followed by the code an earlier run compiled, from the user's
-//!    cache ([`super::compiled`]), which the harness uses when it is its
-//!    own interpreter's.
+//!    its argv (boot.py with `-c`, then `warm` or `cold`,
+//!    [`super::sandbox::PROBE`]'s source, [`super::sandbox::BWRAP_CHECK`]'s
+//!    or `""`); what boot.py reads first ([`boot_message`]): harness.py's
+//!    source and the code an earlier run compiled, from the user's cache
+//!    ([`super::compiled`]), which it uses when it is its own
+//!    interpreter's; the harness's first line out, [`Hello`], before it
+//!    imports anything; its first line in, [`programs_message`]: the
+//!    `programs`, the `tagged` codec's and the `confine` rules' Python
+//!    sources, compiled while the corpus loads unless boot.py had them
+//!    compiled.
 //! 1. **Init** (grader → harness, one line, [`Init`]): the uid and gid to
 //!    run student code as (`null`: none of its own), the scratch folder as
 //!    the harness sees it, the per-case `timeout` and per-submission `wall`
@@ -66,49 +68,56 @@ use std::path::{Path, PathBuf};
 /// What a supervisor writes when a job needs the hidden cases' inputs.
 pub const HIDDEN_REQUEST: &str = "{\"need\":\"hidden\"}";
 
-/// The first line a harness reads, written as it starts (before the run
-/// knows its corpus): its programs' sources, which it compiles meanwhile,
-/// unless code it can use follows the line.
+/// What the harness's interpreter reads first, written as it starts
+/// (boot.py, its `-c` program, reads it): the line `autograder-boot
+/// <source bytes> <cache bytes> <tag, hex>`, harness.py's source, then
+/// `cached`'s code (the values of the programs', tagged.py's, confine.py's
+/// and harness.py's code, marshalled, as an earlier run compiled them;
+/// nothing without a cache). boot.py runs that harness.py, and harness.py
+/// those programs, when the tag is the interpreter's own; else they compile
+/// the sources.
+pub fn boot_message(cached: Option<&Compiled>) -> Vec<u8> {
+    let source = super::harness::HARNESS_PY.as_bytes();
+    let (code, tag) = cached.map_or((&[][..], ""), |c| (&c.code[..], &c.tag[..]));
+    let mut out = format!(
+        "autograder-boot {} {} {}\n",
+        source.len(),
+        code.len(),
+        hex::encode(tag)
+    )
+    .into_bytes();
+    out.extend_from_slice(source);
+    out.extend_from_slice(code);
+    out
+}
+
+/// The harness's first line, written as it starts (before the run knows
+/// its corpus): its programs' sources, which it compiles meanwhile, unless
+/// boot.py read them compiled by an earlier run.
 #[derive(Serialize)]
-struct ProgramsLine<'a> {
+struct ProgramsLine {
     programs: &'static [(&'static str, &'static str)],
     tagged: &'static str,
     confine: &'static str,
     /// The programs it compiles go back in the ready line, for the cache.
     send_back: bool,
-    /// Programs an earlier run compiled follow the line, raw.
-    compiled: Option<CompiledHead<'a>>,
 }
 
-#[derive(Serialize)]
-struct CompiledHead<'a> {
-    /// Which interpreter build compiled them (the harness's own words).
-    tag: &'a str,
-    bytes: usize,
-}
-
-/// What a harness reads first: the programs line, with its newline, then
-/// `cached`'s code when given. With `send_back`, the harness sends the
-/// programs it compiles in its ready line ([`Ready::compiled`]).
+/// The programs line, with its newline. With `send_back`, the harness sends
+/// the programs it compiles (and its own code) in its ready line
+/// ([`Ready::compiled`]).
 ///
 /// [`Ready::compiled`]: super::self_test::Ready
-pub fn programs_message(cached: Option<&Compiled>, send_back: bool) -> Vec<u8> {
+pub fn programs_message(send_back: bool) -> Vec<u8> {
     let line = ProgramsLine {
         programs: &super::harness::PROGRAMS,
         tagged: super::harness::TAGGED_PY,
         confine: super::harness::CONFINE_PY,
         send_back,
-        compiled: cached.map(|c| CompiledHead {
-            tag: &c.tag,
-            bytes: c.code.len(),
-        }),
     };
     // Serializing strings cannot fail.
     let mut out = serde_json::to_vec(&line).unwrap_or_default();
     out.push(b'\n');
-    if let Some(c) = cached {
-        out.extend_from_slice(&c.code);
-    }
     out
 }
 

@@ -5,7 +5,7 @@
 
 use super::admission;
 use super::cgroup::MemoryCgroup;
-use super::harness::HARNESS_PY;
+use super::harness::BOOT_PY;
 use super::inputs::Inputs;
 use super::limits;
 use super::plan::Plan;
@@ -202,7 +202,7 @@ impl Worker {
             Isolation::Landlock | Isolation::Rlimits => "",
         };
         cmd.arg("-c")
-            .arg(HARNESS_PY)
+            .arg(BOOT_PY)
             .arg(if warm { "warm" } else { "cold" })
             .arg(sandbox::PROBE)
             .arg(bwrap_check)
@@ -220,12 +220,14 @@ impl Worker {
         })?;
         drop(procs);
         let mut stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
-        // The programs line fits the pipe: written now, it never waits for
-        // the harness to read it (a smaller pipe only makes this wait).
+        // The boot data and the programs line fit the pipe: written now,
+        // they never wait for the harness to read them (a smaller pipe only
+        // makes this wait).
         let cached = code_cache.and_then(|dir| super::compiled::load(dir, &python.executable));
-        let programs = protocol::programs_message(cached.as_ref(), code_cache.is_some());
-        grow_pipe(&stdin, programs.len());
-        let wrote = stdin.write_all(&programs).and_then(|_| stdin.flush());
+        let mut first = protocol::boot_message(cached.as_ref());
+        first.extend_from_slice(&protocol::programs_message(code_cache.is_some()));
+        grow_pipe(&stdin, first.len());
+        let wrote = stdin.write_all(&first).and_then(|_| stdin.flush());
         let stdout = child.stdout.take().ok_or(HarnessError::NoPipe("stdout"))?;
         let stderr = child.stderr.take().ok_or(HarnessError::NoPipe("stderr"))?;
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));

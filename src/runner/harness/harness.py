@@ -1,7 +1,9 @@
 """autograder harness: runs students' main.py in a sandbox, one outcome per case.
 
-Embedded in the Rust binary (src/runner/harness/harness.py) and run as
-`<python> -s -S -c <this file>` with a cleared environment. This file reads
+Embedded in the Rust binary (src/runner/harness/harness.py) and run by
+boot.py (`<python> -s -S -c <boot.py>`, which reads this file's source, or
+its code as an earlier run compiled it, on stdin) with a cleared
+environment. This file reads
 the init line, sets the run's limits and runs its programs (PROGRAMS: one
 file each, sent in the init line) in its own namespace. Three kinds of
 process, all stdlib only:
@@ -28,14 +30,16 @@ process, all stdlib only:
 Wire protocol (JSON lines on stdin/stdout: the programs line, the init line
 and "ready" with the zygote, every job after with the supervisor, which
 inherits them; src/runner/protocol.rs):
-  argv: -c <this file> <warm|cold> <probe source> <bwrap check source or "">
+  argv: -c <boot.py> <warm|cold> <probe source> <bwrap check source or "">
         <fd of the worker's cgroup.procs or "">
+  -> boot.py's line, this file's source and the code an earlier run
+     compiled, if any (see boot.py)
   <- {"hello": true, "facts": hex, "bwrap_check": bool|null} (before any import)
   -> programs {"programs": [[name, src], ...], "tagged": src, "confine": src,
-               "send_back": bool, "compiled": {"tag": str, "bytes": n} | null}
+               "send_back": bool}
      (written as the harness starts; compiled while the grader reads its
-     corpus, unless n raw bytes follow: the programs an earlier run compiled,
-     marshalled, used when "tag" is this interpreter's, see _code_tag)
+     corpus, unless boot.py read them as an earlier run compiled them,
+     for this interpreter, see _code_tag)
   -> init  {"cases_bytes": n, "uid", "gid", "scratch",
             "limits": {NAME: number} (every limit the harness goes by,
             src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
@@ -161,9 +165,11 @@ def _cgroup_joined():
     return _CGROUP[1]
 
 
-# Started by the grader (src/runner/worker.rs) as `-c <this file> <warm|cold>
+# Started by the grader (src/runner/worker.rs) as `-c <boot.py> <warm|cold>
 # <probe source> <bwrap check source or ""> <cgroup.procs fd or "">`; the
-# harness's self-check scripts run this file without those arguments.
+# harness's self-check scripts run this file without those arguments, nor
+# boot.py's _BOOT.
+_BOOT = globals().get("_BOOT")
 _STARTED = len(sys.argv) == 5 and sys.argv[0] == "-c"
 if _STARTED:
     # No collections while the harness starts: they cost ~1 ms of every
@@ -411,7 +417,7 @@ def _read_line(fd, one_byte=False):
             return bytes(buf[:-1])
 
 
-_stdin_left = b""
+_stdin_left = _BOOT[0] if _BOOT is not None else b""
 
 
 def _read_stdin_line():
@@ -438,7 +444,7 @@ def _read_stdin_exact(n):
     while len(buf) < n:
         chunk = _read(0, min(n - len(buf), 1 << 20))
         if not chunk:
-            raise SystemExit("harness: stdin ended inside the compiled programs")
+            raise SystemExit("harness: stdin ended inside the init line's cases")
         buf += chunk
     return bytes(buf)
 
@@ -446,7 +452,7 @@ def _read_stdin_exact(n):
 def _code_tag():
     """Which interpreter build compiled a marshalled code object: the
     grader's cache of compiled programs (src/runner/compiled.rs) is used
-    only by the build that made it."""
+    only by the build that made it (boot.py tells it likewise)."""
     return "%s|%d|%s" % (sys.version, sys.flags.optimize, sys.implementation.cache_tag)
 
 
@@ -456,13 +462,13 @@ def _code_tag():
 _COMPILED = None
 
 
-def _cached_programs(data):
-    """The compiled programs the grader's cache sent, when they are code
-    objects of exactly the harness's programs; None otherwise."""
-    try:
-        code, tagged, confine = _marshal_loads(data)
-    except BaseException:
+def _cached_programs(cached):
+    """The compiled programs boot.py read (the values of a run's cached
+    code, for this interpreter), when they are code objects of exactly the
+    harness's programs; None otherwise."""
+    if cached is None:
         return None
+    code, tagged, confine = cached[:3]
     names = [name + ".py" for name in PROGRAMS] + ["tagged.py", "confine.py"]
     every = (list(code) if type(code) is tuple else []) + [tagged, confine]
     if len(every) != len(names) or any(type(c) is not types.CodeType or c.co_filename != n for c, n in zip(every, names)):
@@ -473,27 +479,24 @@ def _cached_programs(data):
 def _compile_programs(line):
     """The programs line (sent as the harness starts, before the run knows
     its corpus): each program compiled, not yet run, in PROGRAMS's order,
-    then tagged.py's and confine.py's, and None; or, when the line says
-    code of this interpreter follows it ("compiled": {"tag", "bytes"}), that
-    code and its bytes."""
+    then tagged.py's and confine.py's, and whether they came compiled by an
+    earlier run (boot.py's cache, used when it holds exactly them)."""
     global _COMPILED
     sources = _loads(line)
     programs = sources["programs"]
     if [name for name, _ in programs] != list(PROGRAMS):
         raise SystemExit("harness: the programs line's programs are not the harness's")
-    cached = sources.get("compiled")
-    if cached is not None:
-        data = _read_stdin_exact(cached["bytes"])
-        if cached["tag"] == _code_tag():
-            got = _cached_programs(data)
-            if got is not None:
-                return got + (data,)
+    got = _cached_programs(_BOOT[2] if _BOOT is not None else None)
+    if got is not None:
+        return got + (True,)
     code = [compile(source, name + ".py", "exec") for name, source in programs]
     tagged = compile(sources["tagged"], "tagged.py", "exec")
     confine = compile(sources["confine"], "confine.py", "exec")
-    if sources.get("send_back"):
-        _COMPILED = [_code_tag(), _marshal_dumps((tuple(code), tagged, confine)).hex()]
-    return code, tagged, confine, None
+    if sources.get("send_back") and _BOOT is not None:
+        # With this file's own code, which boot.py runs next time.
+        harness = _BOOT[3] if _BOOT[3] is not None else _BOOT[2][3]
+        _COMPILED = [_code_tag(), _marshal_dumps((tuple(code), tagged, confine, harness)).hex()]
+    return code, tagged, confine, False
 
 
 def _load(init, programs, tagged):
@@ -532,7 +535,7 @@ def main():
     # line, which waits for the grader's corpus.
     C = types.ModuleType("autograder_confine")
     exec(confine, C.__dict__)
-    _STEPS.append(["programs compiled" if cached is None else "programs loaded", _clock()])
+    _STEPS.append(["programs loaded" if cached else "programs compiled", _clock()])
     line = _read_stdin_line()
     if line is None:
         return
