@@ -84,9 +84,7 @@ here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
 compiled, before any of it ran; "K" alone when it does not compile; the
 reply's "pyc"), then "I" (imported), "E <json>" (import error),
-"C <i> <json>" (case outcome; a new, plain result as
-{"kind": "returned", "marshal": hex, "shares_with_args": false,
-"args_changed": bool}, see child.py's _fast_returned), "V" (every visible case answered:
+"C <i> <json>" (case outcome), "V" (every visible case answered:
 the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
 list of their inputs, and closes it), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
