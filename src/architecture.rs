@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "text",
     "timings",
     "atomic",
+    "user_cache",
     "errors",
     "value",
     "reference",

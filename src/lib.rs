@@ -23,6 +23,7 @@ pub mod session;
 pub mod submission;
 pub mod text;
 pub mod timings;
+pub mod user_cache;
 pub mod value;
 
 #[cfg(test)]

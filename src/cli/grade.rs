@@ -44,7 +44,7 @@ struct Options {
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
     /// Record every submission again, ignoring cached recordings, and compile the sandbox
-    /// harness's programs again, ignoring those kept in the user's cache folder
+    /// harness's programs and parse the corpus again, ignoring what the user's cache folder keeps
     #[arg(long)]
     no_cache: bool,
     #[command(flatten)]
@@ -137,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let (corpus, environment) = std::thread::scope(|s| {
         let corpus = s.spawn(|| {
             crate::timings::span("corpus loaded", || {
-                load_corpus(&args.cases, &args.assignment)
+                load_corpus(&args.cases, &args.assignment, tuning.code_cache.as_deref())
             })
         });
         let environment = match &chosen {

@@ -98,7 +98,7 @@ fn checked(assignment: &Assignment) -> anyhow::Result<crate::corpus::Corpus> {
         assignments: vec![id.clone()],
         lessons: Vec::new(),
     };
-    load_corpus(&assignment.cases, &args)
+    load_corpus(&assignment.cases, &args, None)
 }
 
 /// A template with its `@NAME@` placeholders filled in.

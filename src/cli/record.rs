@@ -29,7 +29,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR", default_value = ".autograder")]
     pub work_dir: PathBuf,
     /// Record again even when a recording for the same source, corpus and harness exists, and
-    /// compile the sandbox harness's programs again, ignoring those kept in the user's cache folder
+    /// compile the sandbox harness's programs and parse the corpus again, ignoring what the
+    /// user's cache folder keeps
     #[arg(long)]
     pub no_cache: bool,
     #[command(flatten)]
@@ -119,7 +120,11 @@ pub(super) fn settle_environment(
 
 /// Runs `autograder record`; returns the exit code (0 unless nothing could be recorded).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let corpus = load_corpus(&args.cases, &args.assignment)?;
+    let mut tuning = args.sandbox.tuning();
+    if args.no_cache {
+        tuning.code_cache = None;
+    }
+    let corpus = load_corpus(&args.cases, &args.assignment, tuning.code_cache.as_deref())?;
     let submissions = submission::discover(&args.path)?;
     if submissions.is_empty() {
         anyhow::bail!(
@@ -135,10 +140,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         use_cache: !args.no_cache,
         show_progress: true,
     };
-    let mut tuning = args.sandbox.tuning();
-    if args.no_cache {
-        tuning.code_cache = None;
-    }
     let env = settle_environment(&submissions, &tuning)?;
     // One line per submission, printed in order once all are recorded
     // (the recordings themselves are on disk, not held).
@@ -197,9 +198,15 @@ pub(super) fn positive_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Loads the case corpus named by `--cases`.
-pub(super) fn load_corpus(dir: &Path, assignment: &AssignmentArgs) -> anyhow::Result<Corpus> {
-    let corpus = crate::corpus::load(dir)
+/// Loads the corpus in `dir` (`--cases`), cut to the assignment asked for; its cases
+/// as an earlier run parsed them when the user's cache folder `cache` has
+/// them (see [`crate::corpus::load_cached`]).
+pub(super) fn load_corpus(
+    dir: &Path,
+    assignment: &AssignmentArgs,
+    cache: Option<&Path>,
+) -> anyhow::Result<Corpus> {
+    let corpus = crate::corpus::load_cached(dir, cache)
         .with_context(|| format!("cannot load the cases in {}", dir.display()))?;
     Ok(corpus.select(&assignment.assignments, &assignment.lessons)?)
 }

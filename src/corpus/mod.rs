@@ -1,5 +1,6 @@
 //! The case corpus: `cases/course.toml` plus one TOML file per checkpoint.
 
+mod cached;
 mod course;
 pub use course::Settings as CourseSettings;
 pub mod export;
@@ -47,7 +48,7 @@ impl Visibility {
 }
 
 /// One graded call.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     /// `<checkpoint>/<case>`, unique in the corpus.
     pub id: String,
@@ -319,16 +320,27 @@ pub fn tag_gaps(corpus: &Corpus) -> Vec<(String, &'static str)> {
 /// everything, including that the reference core accepts every call's
 /// arguments. Reports every problem found, each with its file and line.
 pub fn load(dir: &Path) -> Result<Corpus, CorpusError> {
+    load_cached(dir, None)
+}
+
+/// [`load`], its cases taken from the user's cache folder `cache` when an
+/// earlier run of this binary parsed the same files (see [`cached`]), and
+/// kept there when parsed here.
+pub fn load_cached(dir: &Path, cache: Option<&Path>) -> Result<Corpus, CorpusError> {
     // Only bound, not run: the outcomes are computed once, by the grader.
     let check = |f: &str, args: &[PyValue], kwargs: &[(String, PyValue)]| {
         crate::reference::check_call(f, args, kwargs)
     };
-    load_with(dir, &check)
+    load_from(dir, &check, cache)
 }
 
 /// [`load`] with another arity check (for tests and tools that run without
 /// the reference core).
 pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
+    load_from(dir, check, None)
+}
+
+fn load_from(dir: &Path, check: CallCheck, cache: Option<&Path>) -> Result<Corpus, CorpusError> {
     let mut problems = Vec::new();
     let fail = |problems: Vec<Problem>| Err(CorpusError { problems });
     if !dir.exists() {
@@ -405,7 +417,7 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
 
     let mut hasher = Sha256::new();
     hash_file(&mut hasher, "course.toml", &course_text);
-    let mut cases: Vec<Case> = Vec::new();
+    let mut texts: Vec<(&str, &PathBuf, String)> = Vec::new(); // (lesson, path, text)
     for (rel, path) in &files {
         let Some(text) = read_text(path, &mut problems) else {
             continue;
@@ -415,7 +427,34 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         if !lessons.iter().any(|l| l.id == folder) {
             continue; // already reported for the folder
         }
-        let mut sink = problems::Sink::new(path.clone(), &text, &mut problems);
+        texts.push((folder, path, text));
+    }
+    let fingerprint = hex::encode(hasher.finalize());
+    let corpus = |cases| Corpus {
+        root: dir.to_path_buf(),
+        lessons: lessons.clone(),
+        cases,
+        fingerprint: fingerprint.clone(),
+        settings: settings.clone(),
+        selection: None,
+    };
+    // The same files, folder and binary: the cases an earlier run parsed
+    // and checked.
+    if let (Some(cache), true) = (cache, problems.is_empty()) {
+        let start = crate::timings::now();
+        if let Some(cases) = cached::load(cache, dir, &fingerprint) {
+            let took = (start, crate::timings::now());
+            crate::timings::record(
+                "cases parsed by an earlier run (the user's cache)",
+                took.0,
+                took.1,
+            );
+            return Ok(corpus(cases));
+        }
+    }
+    let mut cases: Vec<Case> = Vec::new();
+    for (folder, path, text) in &texts {
+        let mut sink = problems::Sink::new((*path).clone(), text, &mut problems);
         cases.extend(file::read(&mut sink, folder, &lessons, check));
     }
 
@@ -446,14 +485,10 @@ pub fn load_with(dir: &Path, check: CallCheck) -> Result<Corpus, CorpusError> {
         .map(|c| c.id.as_str())
         .collect();
     cases.sort_by_key(|c| order.iter().position(|&o| o == c.checkpoint));
-    Ok(Corpus {
-        root: dir.to_path_buf(),
-        lessons,
-        cases,
-        fingerprint: hex::encode(hasher.finalize()),
-        settings,
-        selection: None,
-    })
+    if let Some(cache) = cache {
+        cached::store(cache, dir, &fingerprint, &cases);
+    }
+    Ok(corpus(cases))
 }
 
 /// `path` relative to `dir`, with `/` separators.

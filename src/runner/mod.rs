@@ -93,8 +93,10 @@ pub struct Tuning {
     /// use before its first child, so a batch's children share them; off
     /// for a run of one submission, whose child imports what it uses.
     pub warm_imports: bool,
-    /// Where the harness's compiled programs are kept between runs
-    /// (`None`: compiled by every run); by default the user's cache folder.
+    /// Where the harness's compiled programs (and the corpus's parsed
+    /// cases, see [`crate::corpus::load_cached`]) are kept between runs
+    /// (`None`: compiled and parsed by every run); by default the user's
+    /// cache folder.
     pub code_cache: Option<PathBuf>,
 }
 
@@ -107,7 +109,7 @@ impl Default for Tuning {
             wall_limit: None,
             memory_bytes: limits::MEMORY_BYTES,
             warm_imports: true,
-            code_cache: compiled::default_dir(),
+            code_cache: crate::user_cache::default_dir(),
         }
     }
 }

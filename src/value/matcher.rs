@@ -21,7 +21,7 @@ use num_bigint::BigInt;
 pub const NAMES: &[&str] = &["any", "any_str", "any_int", "any_float"];
 
 /// A class of acceptable values.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Matcher {
     /// `any()`: any value at all.
     Any,

@@ -20,7 +20,7 @@ pub use matcher::Matcher;
 pub use pystr::PyStr;
 
 /// A Python value, as far as grading needs to see it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PyValue {
     None,
     Bool(bool),
@@ -48,7 +48,7 @@ pub enum PyValue {
 ///
 /// Inserting a key that Python would consider equal (`1`, `1.0` and `True`
 /// are the same key) replaces the value in place, as Python does.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PyDict {
     entries: Vec<(PyValue, PyValue)>,
 }
@@ -241,7 +241,7 @@ impl PyValue {
 
 /// An exception the reference core can raise. The checkpoints only ever
 /// raise `ValueError`; the enum leaves room for later lessons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Exception {
     ValueError,
 }
@@ -255,7 +255,7 @@ impl Exception {
 }
 
 /// What a correct solution does on one call: return a value or raise.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     Returns(PyValue),
     Raises(Exception),

@@ -7,8 +7,24 @@ use std::fmt;
 
 /// A Python string as its code points. Indices and lengths are in code points,
 /// exactly as Python's `len` and slicing count them.
-#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "Vec<u32>")]
 pub struct PyStr(Vec<u32>);
+
+/// A cache file's code points, checked as [`PyStr::from_code_points`] wants them.
+impl TryFrom<Vec<u32>> for PyStr {
+    type Error = &'static str;
+
+    fn try_from(cps: Vec<u32>) -> Result<PyStr, &'static str> {
+        if cps.iter().all(|&c| c <= 0x10FFFF) {
+            Ok(PyStr(cps))
+        } else {
+            Err("a code point above U+10FFFF")
+        }
+    }
+}
 
 impl PyStr {
     /// An empty string.

@@ -185,3 +185,37 @@ fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_
         assert_eq!(std::fs::read(&file).unwrap(), kept);
     }
 }
+
+#[test]
+fn the_corpus_parsed_once_is_read_by_the_next_run_from_the_users_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = model_copies(tmp.path(), 1);
+    let sub = subs.join("s0");
+    let cache = tmp.path().join("xdg");
+    let work = tmp.path().join("work");
+    let run = |extra: &[&str]| {
+        let _ = std::fs::remove_dir_all(&work);
+        let extra: Vec<&str> = ["--main-py-only"].iter().chain(extra).copied().collect();
+        let (timings, percents) = graded_with(tmp.path(), &sub, &extra, Some(&cache));
+        assert_eq!(percents, [100.0], "{timings}");
+        timings.contains("cases parsed by an earlier run (the user's cache)")
+    };
+    let folder = cache.join("autograder/corpus");
+    assert!(!run(&["--no-cache"]));
+    assert!(!folder.exists(), "--no-cache keeps nothing");
+    assert!(!run(&[]));
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 1);
+    assert!(run(&[]));
+    // A file that is not the cache's is parsed over, and replaced.
+    let file = std::fs::read_dir(&folder)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let kept = std::fs::read(&file).unwrap();
+    std::fs::write(&file, b"autograder-corpus-cases/1\nnot a digest\n").unwrap();
+    assert!(!run(&[]));
+    assert_eq!(std::fs::read(&file).unwrap(), kept);
+    assert!(run(&[]));
+}

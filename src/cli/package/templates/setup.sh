@@ -15,14 +15,15 @@ chmod 0755 autograder run_autograder
 ./autograder --version
 ./autograder cases check --cases cases --assignment @ASSIGNMENT@
 # One grade of an empty main.py while the image is built: the harness's
-# compiled programs are kept in this user's cache (~/.cache/autograder), so
-# each student's run loads them instead of compiling them (~20 ms of every
-# grade). A warm-up that fails only costs that: each run then compiles.
+# compiled programs and the corpus's parsed cases are kept in this user's
+# cache (~/.cache/autograder), so each student's run loads them instead of
+# compiling and parsing them again (~30 ms of every grade). A warm-up that
+# fails only costs that: each run then compiles and parses.
 warm=$(mktemp -d)
 : > "$warm/main.py"
 if ./autograder grade "$warm" --cases cases --assignment @ASSIGNMENT@ --main-py-only --quiet > /dev/null; then
-  echo "setup.sh: the harness's compiled programs are cached for every run"
+  echo "setup.sh: the harness's compiled programs and the parsed cases are cached for every run"
 else
-  echo "setup.sh: the warm-up grade failed (exit $?): each run compiles the harness's programs" >&2
+  echo "setup.sh: the warm-up grade failed (exit $?): each run compiles the harness's programs and parses the cases" >&2
 fi
 rm -rf "$warm"
