@@ -223,10 +223,14 @@ const CRASHED: CaseOutcome = CaseOutcome::Crashed {
     signal: None,
 };
 
-/// One outcome text parsed and capped ([`caps::cap_outcome`]): what the
-/// submission's total counts; a crash when it is not a valid outcome.
+/// One outcome text parsed (a result the child sent as marshal bytes
+/// first written as the recording format has it,
+/// [`protocol::expand_marshalled`]) and capped ([`caps::cap_outcome`]):
+/// what the submission's total counts; a crash when it is not a valid
+/// outcome.
 fn capped_outcome(text: &str) -> CaseOutcome {
-    CaseOutcome::parse(text)
+    let expanded = protocol::expand_marshalled(text);
+    CaseOutcome::parse(expanded.as_deref().unwrap_or(text))
         .ok()
         .and_then(|o| caps::cap_outcome(o).ok())
         .unwrap_or(CRASHED)
@@ -358,6 +362,35 @@ mod tests {
     }
 
     /// Admitted in parts (two, then the answer's rest) as it is whole.
+    /// A result the child sent as marshal bytes is admitted as the
+    /// recording format writes it; one whose bytes do not read is a crash,
+    /// as any outcome the harness cannot vouch for.
+    #[test]
+    fn a_marshalled_result_is_admitted_as_written_out() {
+        // marshal.dumps({'k': (1, 'x')}, 4) for a result only the child held.
+        let marshalled = |hex: &str, changed: &str| {
+            format!(
+                "{{\"kind\":\"returned\",\"marshal\":\"{hex}\",\"shares_with_args\":false,\"args_changed\":{changed}}}"
+            )
+        };
+        let texts = [
+            marshalled("7bda016ba902e901000000da017830", "true"),
+            marshalled("7bda016ba902e901000000da017830ff", "false"),
+            marshalled("7BDA016BA902E901000000DA017830", "false"),
+            marshalled("3c00000000", "false"),
+        ];
+        let line = reply(&texts);
+        let got = outcomes(&line, texts.len());
+        let want = CaseOutcome::parse(
+            "{\"kind\":\"returned\",\"value\":{\"k\":{\"$tuple\":[1,\"x\"]}},\"shares_with_args\":false,\"args_changed\":true}",
+        )
+        .unwrap();
+        assert_eq!(got[0], want);
+        for forged in &got[1..] {
+            assert_eq!(forged, &CRASHED);
+        }
+    }
+
     #[test]
     fn outcomes_in_parts_are_admitted_as_in_one_answer() {
         let texts = texts();

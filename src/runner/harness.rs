@@ -91,9 +91,15 @@ mod tests {
     /// Runs a harness self-check script (`check`) with `source` on its
     /// stdin, under the grader's interpreter; it prints "ok ..." when it holds.
     fn python_check(check: &str, source: &str) {
-        use std::io::Write;
         let python = crate::runner::sandbox::Python::find(None).unwrap();
-        let mut child = std::process::Command::new(&python.executable)
+        python_output(&python.executable, check, source);
+    }
+
+    /// What a self-check script printed after its "ok ..." line, run by
+    /// the interpreter `python`.
+    fn python_output(python: &std::path::Path, check: &str, source: &str) -> String {
+        use std::io::Write;
+        let mut child = std::process::Command::new(python)
             .args(["-s", "-S", "-c", check])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -113,6 +119,10 @@ mod tests {
             "{stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        stdout
+            .split_once('\n')
+            .map(|(_, rest)| rest.to_string())
+            .unwrap_or_default()
     }
 
     /// `plain_json` writes exactly what the general encoder writes wherever
@@ -139,6 +149,105 @@ mod tests {
     #[test]
     fn the_harness_reports_what_a_result_shares_and_where() {
         python_check(include_str!("harness/sharing_check.py"), &check_input());
+    }
+
+    /// The grader's interpreter, then every CPython 3.8+ pyenv has here
+    /// (the harness runs on each; marshal and the collector differ).
+    fn interpreters() -> Vec<std::path::PathBuf> {
+        let mut found = vec![
+            crate::runner::sandbox::Python::find(None)
+                .unwrap()
+                .executable,
+        ];
+        let root = std::process::Command::new("pyenv").arg("root").output();
+        let versions = root
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+            .map(|r| r.join("versions"));
+        let mut listed: Vec<(u32, std::path::PathBuf)> = versions
+            .and_then(|v| std::fs::read_dir(v).ok())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let minor: u32 = name.strip_prefix("3.")?.split('.').next()?.parse().ok()?;
+                let python = e.path().join("bin/python3");
+                (minor >= 8 && python.is_file()).then_some((minor, python))
+            })
+            .collect();
+        listed.sort();
+        found.extend(listed.into_iter().map(|(_, p)| p));
+        found
+    }
+
+    /// A new, plain result the child sends as marshal bytes reads as the
+    /// outcome its general checks write for it (the same value, exactly:
+    /// tuples, keys of every kind, wide ints, lone surrogates, NaN, -0.0),
+    /// on seeded values; what it must not send so is walked as before, and
+    /// nothing asks a student's object for a buffer (`fast_check.py`
+    /// asserts which is which). On every interpreter here; in CI, one of
+    /// 3.12 or later among them (where marshal would ask).
+    #[test]
+    fn a_marshalled_result_reads_as_the_general_checks_write_it() {
+        let pythons = interpreters();
+        let recent = pythons.iter().any(|p| {
+            let out = std::process::Command::new(p)
+                .args(["-c", "import sys; print(sys.version_info >= (3, 12))"])
+                .output();
+            out.is_ok_and(|o| o.stdout.starts_with(b"True"))
+        });
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+        assert!(recent || !ci, "no CPython 3.12+ here (CI=true: required)");
+        for python in pythons {
+            marshalled_results_read_as_written(&python);
+        }
+    }
+
+    fn marshalled_results_read_as_written(python: &std::path::Path) {
+        use crate::recording::format::CaseOutcome;
+        use crate::value::tagged::{decode, Tagged};
+        let out = python_output(
+            python,
+            include_str!("harness/fast_check.py"),
+            &check_input(),
+        );
+        let canonical = |outcome: CaseOutcome| match outcome {
+            CaseOutcome::Returned {
+                value,
+                shares_with_args,
+                args_changed,
+                shares_with_state,
+                shared,
+            } => {
+                let v = decode(&value.to_json().unwrap()).unwrap();
+                let text = serde_json::to_string(&Tagged(&v)).unwrap();
+                (
+                    text,
+                    shares_with_args,
+                    args_changed,
+                    shares_with_state,
+                    shared,
+                )
+            }
+            other => panic!("not returned: {other:?}"),
+        };
+        let mut pairs = 0;
+        for line in out.lines() {
+            let (fast, slow) = line.split_once('\t').unwrap();
+            let expanded = super::super::protocol::expand_marshalled(fast)
+                .unwrap_or_else(|| panic!("does not read: {fast}"));
+            let got = canonical(CaseOutcome::parse(&expanded).unwrap());
+            let want = canonical(CaseOutcome::parse(slow).unwrap());
+            assert_eq!(got, want, "{} {fast}", python.display());
+            pairs += 1;
+        }
+        assert!(
+            pairs >= 300,
+            "{}: {pairs} marshalled results",
+            python.display()
+        );
     }
 
     #[test]

@@ -55,7 +55,8 @@
 //!    the captured `output`, runtime `integrity` findings, the `pyc` it
 //!    compiled, or an `error`), then each outcome from `first` on after a
 //!    tab, as the child wrote it (the supervisor passes outcome texts on
-//!    unparsed; they are admitted by [`super::admission`]).
+//!    unparsed; they are admitted by [`super::admission`]). A result that
+//!    is new and plain comes as its marshal bytes ([`expand_marshalled`]).
 
 use super::compiled::Compiled;
 use super::setup::Setup;
@@ -300,6 +301,55 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
             ..head
         },
         texts,
+    ))
+}
+
+/// What starts the child's outcome for a result it wrote as marshal bytes.
+const MARSHALLED_START: &str = "{\"kind\":\"returned\",\"marshal\":\"";
+
+/// The `returned` outcome, as the recording format writes it, of a text
+/// the child wrote for a new result it checked holds only what tagged JSON
+/// carries exactly (`_fast_returned` in child.py): `{"kind":"returned",
+/// "marshal":"<hex of marshal.dumps(result)>","shares_with_args":false,
+/// "args_changed":<bool>}`. Its value is read from the bytes ([`marshal::read`],
+/// within the recording's caps) and written as tagged JSON: the grader, not
+/// the child, tells tuples, non-text keys, wide ints and lone surrogates
+/// apart. `None` for any other text, and for one of this shape that does
+/// not read (then it is admitted, and refused, as written).
+///
+/// [`marshal::read`]: crate::value::marshal::read
+pub fn expand_marshalled(text: &str) -> Option<String> {
+    let rest = text.strip_prefix(MARSHALLED_START)?;
+    let (hex, rest) = rest.split_once('"')?;
+    let args_changed = match rest {
+        ",\"shares_with_args\":false,\"args_changed\":false}" => false,
+        ",\"shares_with_args\":false,\"args_changed\":true}" => true,
+        _ => return None,
+    };
+    if hex.len() % 2 != 0 || hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
+        return None;
+    }
+    let bytes = hex
+        .as_bytes()
+        .chunks_exact(2)
+        .map(|pair| {
+            let digit = |c: u8| match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                _ => None,
+            };
+            Some(digit(pair[0])? << 4 | digit(pair[1])?)
+        })
+        .collect::<Option<Vec<u8>>>()?;
+    let value = crate::value::marshal::read(
+        &bytes,
+        json::MAX_VALUE_NESTING,
+        crate::recording::caps::MAX_VALUE_ELEMENTS,
+    )
+    .ok()?;
+    let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
+    Some(format!(
+        "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{args_changed}}}"
     ))
 }
 

@@ -129,6 +129,11 @@ def _run_case(mod_dict, case):
     if _getpid() != pid:  # a process the student forked returned from the call
         _exit(0)
     _setrecursionlimit(_RECURSION_LIMIT)
+    t = type(result)
+    if (t is dict or t is list) and _NEW_BASE is not None:
+        text = _fast_returned(result, args, kwargs, blob)
+        if text is not None:
+            return text
     found = {}  # id -> every list and dict of the result
     refs = {}  # id -> the result's own references to it
     ids = None  # the fast path's: every list and dict in the result, by id
@@ -219,6 +224,105 @@ def _run_case(mod_dict, case):
         '{"kind":"returned","value":%s,"shares_with_args":%s,"args_changed":%s%s}'
         % (value, "true" if shares else "false", "true" if changed else "false", extra)
     )
+
+
+def _fast_returned(result, args, kwargs, blob):
+    """The outcome of a call that returned a new, plain list or dict, when
+    C walks tell: its marshal bytes, which Rust reads
+    (runner::protocol::expand_marshalled), or None (then _run_case checks
+    it as any result). Called as _run_case calls it (see _new_base).
+
+    _plain_kinds first finds, a level at a time and within the depth and
+    the budget, that every object the result holds is an exact list, dict,
+    tuple, str, int, float, bool or None: marshal then meets no other class
+    (it would write a bytes-like as bytes, and from 3.12 ask a class for
+    its buffer: student code) and takes no longer than the result is
+    small. marshal flags an object for a back-reference when something else
+    holds it too: no flagged list, dict or tuple below the root, and the
+    root held only by _run_case, means that the result shares nothing with
+    the arguments, the module or an earlier result (what sharing.py would
+    find). What marshal writes plainly but tagged JSON does not (tuples,
+    keys that are not text or start with "$", wide ints, lone surrogates,
+    NaN) Rust tells from the bytes. The bytes bound what the encoder's
+    budgets count (nodes, text, an int's bits): within them, tagged.py
+    would encode it whole, and _keep_result would keep it."""
+    if _getrefcount(result) != _NEW_BASE:
+        return None
+    held = _plain_kinds(result)
+    if held is None:
+        return None
+    try:
+        data = _marshal_dumps(result, 4)
+    except BaseException:  # out of memory, or a student's thread changed it
+        return None
+    if (
+        len(data) > _NEW_BYTES
+        or data.find(b"\xdb", 1) >= 0  # a flagged list ("[" | 0x80)
+        or data.find(b"\xfb", 1) >= 0  # a flagged dict
+        or data.find(b"\xa8") >= 0  # a flagged tuple, or a small one
+        or data.find(b"\xa9") >= 0
+        or not _keep_new_result(result, held, len(data))
+    ):
+        return None
+    try:
+        changed = _marshal_dumps((args, kwargs), 2) != blob
+    except BaseException:
+        changed = True
+    return '{"kind":"returned","marshal":"%s","shares_with_args":false,"args_changed":%s}' % (
+        data.hex(),
+        "true" if changed else "false",
+    )
+
+
+def _plain_kinds(result):
+    """How many lists and dicts `result` (an exact list or dict) holds, its
+    own self too, met once each (marshal's flags tell when one is met
+    twice), when everything in it is of a kind marshal writes as that kind
+    (exact lists, dicts, tuples, text, ints, floats, bools, None), at most
+    T.MAX_DEPTH deep and _NEW_BYTES objects in all; None otherwise.
+    A level at a time, in C: gc.get_referents reads the slots of exact
+    lists, dicts (their keys too, but those of an instance's own __dict__,
+    which are exact text) and tuples as the collector does, running no
+    student code, and each level's length is summed before it is read."""
+    level = [result]
+    depth = count = held = 0
+    while True:
+        depth += 1
+        held += sum(map(_LIST_OR_DICT.__contains__, map(type, level)))
+        count += len(level) + sum(map(len, level))
+        if depth >= T.MAX_DEPTH or count > _NEW_BYTES:
+            return None
+        items = _get_referents(*level)
+        kinds = set(map(type, items))
+        if not kinds <= _PLAIN_KINDS:
+            return None
+        if kinds.isdisjoint(_CONTAINER_KINDS):
+            return held
+        level = list(_compress(items, map(_CONTAINER_KINDS.__contains__, map(type, items))))
+
+
+_PLAIN_KINDS = frozenset((list, dict, tuple, str, int, float, bool, type(None)))
+_CONTAINER_KINDS = frozenset((list, dict, tuple))
+_LIST_OR_DICT = frozenset((list, dict))
+
+
+def _probe_new(result, args, kwargs, blob):
+    return _getrefcount(result)
+
+
+def _new_base():
+    """The reference count _fast_returned sees for a result only _run_case
+    holds, probed as it is called; None (no fast path) when this
+    interpreter's marshal does not flag exactly the objects held twice."""
+    result = {"a": [1], "b": {"c": ()}}
+    args, kwargs, blob = [], {}, b""
+    base = _probe_new(result, args, kwargs, blob)
+    held = [1]
+    twice = {"a": held}
+    if _marshal_dumps(result, 4).find(b"\xdb", 1) >= 0 or _marshal_dumps(twice, 4).find(b"\xdb", 1) < 0:
+        return None
+    del held
+    return base
 
 
 def _import_error(e, path):
@@ -527,3 +631,9 @@ _HIDDEN_ALL = [None]  # the supervisor's: every hidden case's input, checked (ma
 # Built-in exception classes -> (class, the start of their "raised" outcome).
 _RAISED_HEADS = {}
 _plain_json = None
+# The largest marshal bytes _fast_returned takes: within it, no result
+# can exceed the encoder's budgets (a node is at least a byte, a character
+# of text at least a byte and a wide int's decimal digit at least a third
+# of one, 15 bits take 2 bytes) nor _run_case's walk.
+_NEW_BYTES = min(T.MAX_NODES, T.MAX_TEXT // 3, T.MAX_INT_BITS // 8, RESULT_BUDGET)
+_NEW_BASE = _new_base()

@@ -84,7 +84,9 @@ here on) or "X <json str>" (could not enter it: the grader's failure, the
 reply carries "error"), then, without "pyc_hex", "K <hex>" (main.py
 compiled, before any of it ran; "K" alone when it does not compile; the
 reply's "pyc"), then "I" (imported), "E <json>" (import error),
-"C <i> <json>" (case outcome), "V" (every visible case answered:
+"C <i> <json>" (case outcome; a new, plain result as
+{"kind": "returned", "marshal": hex, "shares_with_args": false,
+"args_changed": bool}, see child.py's _fast_returned), "V" (every visible case answered:
 the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
 list of their inputs, and closes it), "R" (stops after an out-of-memory or a
 too-large result), "D" (done). The supervisor reads each case's CPU time
@@ -191,6 +193,7 @@ if _STARTED:
 import builtins  # noqa: E402
 import gc
 import select
+from itertools import compress as _compress
 import _signal as signal
 import stat
 import fcntl
@@ -258,6 +261,7 @@ _esc = json.encoder.c_encode_basestring_ascii or json.encoder.py_encode_basestri
 _loads = json.loads
 _marshal_dumps = marshal.dumps
 _marshal_loads = marshal.loads
+_get_referents = gc.get_referents
 _float_repr = float.__repr__
 _int_repr = int.__repr__
 _type_getattr = type.__getattribute__

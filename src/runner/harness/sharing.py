@@ -65,6 +65,8 @@ def _container_ids(v, ids, depth=0):
 _EARLIER = {}  # id -> every list and dict an earlier call of this child returned
 _EARLIER_ROOTS = []  # those results, oldest first
 _EARLIER_SIZE = [0]  # the length of their encoded values, in all
+_EARLIER_NEW = []  # new results kept whose lists and dicts _EARLIER does not list yet
+_EARLIER_BOUND = [0]  # how many lists and dicts those hold
 _getrefcount = sys.getrefcount
 
 
@@ -304,6 +306,7 @@ def _shared_with_state(mod_dict, result, found):
     """Where the result shares a list or dict with the module's globals or
     an earlier result (`got['a'] is main.CACHE['a']`, `got is an earlier
     call's result`); None when it shares none."""
+    _settle_earlier()
     held = _module_holder(mod_dict, found)
     if held is not None:
         name, value, hit = held
@@ -325,11 +328,47 @@ def _shared_with_state(mod_dict, result, found):
 def _keep_result(result, found, size):
     """Keeps the result's lists and dicts alive for the later calls' check
     (`size`: the length of its encoded value), within EARLIER_LIMIT and
-    EARLIER_TEXT; past them, later results are not kept."""
-    if len(_EARLIER) + len(found) <= EARLIER_LIMIT and _EARLIER_SIZE[0] + size <= EARLIER_TEXT:
+    EARLIER_TEXT; past them, later results are not kept. (The new results
+    kept before it count as many lists and dicts as they hold, listed or
+    not.)"""
+    if len(_EARLIER) + _EARLIER_BOUND[0] + len(found) <= EARLIER_LIMIT and _EARLIER_SIZE[0] + size <= EARLIER_TEXT:
         _EARLIER.update(found)
         _EARLIER_ROOTS.append(result)
         _EARLIER_SIZE[0] += size
+
+
+def _keep_new_result(result, count, size):
+    """Keeps a new result (child.py's `_fast_returned`: nothing else holds
+    any of its lists and dicts) as _keep_result would, without walking it:
+    `count` is how many lists and dicts it holds, `size` the length of its
+    marshal bytes. True when it is kept. Its lists and dicts are listed
+    only when a later call's check needs them (_settle_earlier)."""
+    if len(_EARLIER) + _EARLIER_BOUND[0] + count > EARLIER_LIMIT or _EARLIER_SIZE[0] + size > EARLIER_TEXT:
+        return False
+    _EARLIER_ROOTS.append(result)
+    _EARLIER_NEW.append(result)
+    _EARLIER_BOUND[0] += count
+    _EARLIER_SIZE[0] += size
+    return True
+
+
+def _settle_earlier():
+    """Lists the lists and dicts of the results _keep_new_result kept,
+    into _EARLIER: what _keep_result would have put there."""
+    if _EARLIER_NEW:
+        for root in _EARLIER_NEW:
+            _containers(root, _EARLIER, {})
+        del _EARLIER_NEW[:]
+        _EARLIER_BOUND[0] = 0
+
+
+def _forget_earlier():
+    """The child's store of earlier results emptied (the checks' drivers)."""
+    _EARLIER.clear()
+    del _EARLIER_ROOTS[:]
+    del _EARLIER_NEW[:]
+    _EARLIER_BOUND[0] = 0
+    _EARLIER_SIZE[0] = 0
 
 
 _REF_BASE = None

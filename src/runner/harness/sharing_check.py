@@ -25,9 +25,7 @@ checks = [0]
 
 def student(src):
     """A fresh module `main` from `src`; the child's state reset."""
-    H["_EARLIER"].clear()
-    del H["_EARLIER_ROOTS"][:]
-    H["_EARLIER_SIZE"][0] = 0
+    H["_forget_earlier"]()
     mod = types.ModuleType("main")
     exec(compile(src, "main.py", "exec"), mod.__dict__)
     return mod.__dict__
