@@ -345,3 +345,45 @@ fn a_submission_may_fork_however_many_threads_the_grader_runs() {
         );
     }
 }
+
+/// What the last call prints and leaves in the child's buffer is in the
+/// recording: the child flushes its output before it says it is done, and
+/// the supervisor answers on that word, without waiting for its exit.
+#[test]
+fn output_still_buffered_after_the_last_call_is_recorded() {
+    let _serial = crate::util::machine::exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let sub = tmp.path().join("subs/late-printer");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        sub.join("main.py"),
+        "import sys\n\
+         def parse_contract_json(text):\n    \
+             print('said last', end='')\n    \
+             sys.stderr.write('and on stderr')\n    \
+             return {'ok': True}\n",
+    )
+    .unwrap();
+    let subs = autograder::submission::discover(&tmp.path().join("subs")).unwrap();
+    let corpus = corpus(vec![case(
+        "parse_contract_json",
+        "last",
+        vec![PyValue::str("x")],
+    )]);
+    for tier in TIERS {
+        if !tier_or_skip(
+            tier,
+            "output_still_buffered_after_the_last_call_is_recorded",
+        ) {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        let results = record(&corpus, &subs, &options(work.path(), 1, TIMEOUT_SECS), tier);
+        let rec = recording(&results, "late-printer");
+        assert!(
+            rec.output.contains("said last") && rec.output.contains("and on stderr"),
+            "under {tier:?}: {:?}",
+            rec.output
+        );
+    }
+}

@@ -615,12 +615,14 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
                 # The heap may be huge: a fresh process is faster than freeing it.
                 _report("R")
                 _exit(0)
-        _report("D")
+        # Flushed before "D": the supervisor answers on "D", with the
+        # output it holds then.
         for f in (_stdout, _stderr):
             try:
                 f.flush()
             except BaseException:
                 pass
+        _report("D")
     finally:
         _exit(0)
 

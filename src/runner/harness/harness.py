@@ -89,7 +89,8 @@ reply's "pyc"), then "I" (imported), "E <json>" (import error),
 "args_changed": bool}, see child.py's _fast_returned), "V" (every visible case answered:
 the supervisor then writes the hidden inputs on fd 4, marshal bytes of the
 list of their inputs, and closes it), "R" (stops after an out-of-memory or a
-too-large result), "D" (done). The supervisor reads each case's CPU time
+too-large result), "D" (done, its output flushed: the supervisor answers
+then, and reaps the child after). The supervisor reads each case's CPU time
 from /proc itself. Cases' arguments come as marshal bytes, built by Rust and
 checked once by the supervisor, which children never start from (the
 visible ones while its first job runs, their shape in the zygote before

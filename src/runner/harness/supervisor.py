@@ -122,6 +122,7 @@ class _Run:
         self.failure = None  # the grader's own failure: no outcome is valid
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
         self.findings = []  # runtime integrity findings (see seen)
+        self.answered_child = None  # the child that said "D", not yet reaped (see finish_answered)
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
         # disk), under bwrap it shares a tmpfs with the worker's scratch.
@@ -268,6 +269,16 @@ class _Run:
             exited = exit_fd in ready
             if st["bad"] or st["all"]:
                 break
+            if st["finished"] and st["pending"] >= self.n:
+                # Every case answered, and "D", written once the child had
+                # flushed its output: the answer needs nothing more from it.
+                # It is reaped once the answer is written (finish_answered),
+                # while Rust grades, not before.
+                self._drain_output(out_r)
+                self.answered_child = (cpid, res_r, out_r)
+                if st["hid_w"] is not None:
+                    os.close(st["hid_w"])
+                return st["pending"]
             if ready and not exited and not st["finished"] and st["hidden_left"] is None and not output_waiting:
                 # Let the child get on (see READ_EVERY); its exit ends the
                 # wait, and so does its next line once it may be "V", which
@@ -466,6 +477,27 @@ class _Run:
         st["pending"] = pending
         self.reply_bytes = reply_bytes
         return True
+
+    def _drain_output(self, out_r):
+        """What the output pipe holds now (bounded), without waiting."""
+        for _ in range(DRAIN_READS):
+            if not select.select([out_r], [], [], 0)[0]:
+                return
+            data = self._read(out_r)
+            if not data:
+                return
+            self.take_output(data)
+
+    def finish_answered(self):
+        """Reaps the child that answered every case (see one_child), once
+        the answer is written: it has EXIT_WAIT to exit, as after any "D",
+        and is killed otherwise; then whatever it left is killed."""
+        if self.answered_child is None:
+            return
+        cpid, res_r, out_r = self.answered_child
+        self.answered_child = None
+        exited = bool(select.select([_ZYGOTE.sock.fileno()], [], [], EXIT_WAIT)[0])
+        self._finish_child(cpid, res_r, out_r, kill=not exited)
 
     def _finish_child(self, cpid, res_r, out_r, kill=True):
         if kill:
@@ -905,11 +937,13 @@ def _supervise(sock):
                 if run is not None:
                     run.fetch.drain()
             _write_all(1, answer + b"\n")
-            # What the submission left (processes, files) is removed while
-            # Rust grades it, and before the next job is read: nothing of
-            # it changes the answer. A reap that raises ends the supervisor
-            # (Rust then starts a fresh worker, which reaps at its start).
+            # What the submission left (its last child, processes, files) is
+            # removed while Rust grades it, and before the next job is read:
+            # nothing of it changes the answer. A reap that raises ends the
+            # supervisor (Rust then starts a fresh worker, which reaps at its
+            # start).
             if run is not None:
+                run.finish_answered()
                 _reap(None, run.jobdir)
             run = line = answer = None
     finally:
