@@ -128,19 +128,27 @@ fn tag_and_code(file: &[u8]) -> (String, Vec<u8>) {
     (tag, parts.next().unwrap().to_vec())
 }
 
+/// One copy of the model solution in `dir`, graded from an empty work dir
+/// under --main-py-only with the user's cache folder `dir/xdg`: each call
+/// (with more arguments) checks it got full marks and gives its --timings.
+fn one_submission_cached(dir: &Path) -> impl Fn(&[&str]) -> String + '_ {
+    let sub = model_copies(dir, 1).join("s0");
+    move |extra| {
+        let _ = std::fs::remove_dir_all(dir.join("work"));
+        let extra: Vec<&str> = ["--main-py-only"].iter().chain(extra).copied().collect();
+        let (timings, percents) = graded_with(dir, &sub, &extra, Some(&dir.join("xdg")));
+        assert_eq!(percents, [100.0], "{timings}");
+        timings
+    }
+}
+
 #[test]
 fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_is_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let subs = model_copies(tmp.path(), 1);
-    let sub = subs.join("s0");
     let cache = tmp.path().join("xdg");
-    let work = tmp.path().join("work");
+    let graded = one_submission_cached(tmp.path());
     let run = |extra: &[&str]| {
-        let _ = std::fs::remove_dir_all(&work);
-        let extra: Vec<&str> = ["--main-py-only"].iter().chain(extra).copied().collect();
-        let (timings, percents) = graded_with(tmp.path(), &sub, &extra, Some(&cache));
-        let percents = percents[0];
-        assert_eq!(percents, 100.0, "{timings}");
+        let timings = graded(extra);
         let loaded = timings.contains("harness: programs loaded (compiled by an earlier run)");
         assert_ne!(
             loaded,
@@ -189,18 +197,11 @@ fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_
 #[test]
 fn the_corpus_parsed_once_is_read_by_the_next_run_from_the_users_cache() {
     let tmp = tempfile::tempdir().unwrap();
-    let subs = model_copies(tmp.path(), 1);
-    let sub = subs.join("s0");
-    let cache = tmp.path().join("xdg");
-    let work = tmp.path().join("work");
+    let graded = one_submission_cached(tmp.path());
     let run = |extra: &[&str]| {
-        let _ = std::fs::remove_dir_all(&work);
-        let extra: Vec<&str> = ["--main-py-only"].iter().chain(extra).copied().collect();
-        let (timings, percents) = graded_with(tmp.path(), &sub, &extra, Some(&cache));
-        assert_eq!(percents, [100.0], "{timings}");
-        timings.contains("cases parsed by an earlier run (the user's cache)")
+        graded(extra).contains("cases parsed by an earlier run (the user's cache)")
     };
-    let folder = cache.join("autograder/corpus");
+    let folder = tmp.path().join("xdg/autograder/corpus");
     assert!(!run(&["--no-cache"]));
     assert!(!folder.exists(), "--no-cache keeps nothing");
     assert!(!run(&[]));
