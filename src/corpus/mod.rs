@@ -443,12 +443,8 @@ fn load_from(dir: &Path, check: CallCheck, cache: Option<&Path>) -> Result<Corpu
     if let (Some(cache), true) = (cache, problems.is_empty()) {
         let start = crate::timings::now();
         if let Some(cases) = cached::load(cache, dir, &fingerprint) {
-            let took = (start, crate::timings::now());
-            crate::timings::record(
-                "cases parsed by an earlier run (the user's cache)",
-                took.0,
-                took.1,
-            );
+            let name = "cases parsed by an earlier run (the user's cache)";
+            crate::timings::record(name, start, crate::timings::now());
             return Ok(corpus(cases));
         }
     }

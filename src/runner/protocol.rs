@@ -326,21 +326,13 @@ pub fn expand_marshalled(text: &str) -> Option<String> {
         ",\"shares_with_args\":false,\"args_changed\":true}" => true,
         _ => return None,
     };
-    if hex.len() % 2 != 0 || hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
+    // Lowercase, as the child writes it.
+    if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES
+        || hex.bytes().any(|c| c.is_ascii_uppercase())
+    {
         return None;
     }
-    let bytes = hex
-        .as_bytes()
-        .chunks_exact(2)
-        .map(|pair| {
-            let digit = |c: u8| match c {
-                b'0'..=b'9' => Some(c - b'0'),
-                b'a'..=b'f' => Some(c - b'a' + 10),
-                _ => None,
-            };
-            Some(digit(pair[0])? << 4 | digit(pair[1])?)
-        })
-        .collect::<Option<Vec<u8>>>()?;
+    let bytes = hex::decode(hex).ok()?;
     let value = crate::value::marshal::read(
         &bytes,
         json::MAX_VALUE_NESTING,

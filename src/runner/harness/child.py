@@ -245,7 +245,8 @@ def _fast_returned(result, args, kwargs, blob):
     keys that are not text or start with "$", wide ints, lone surrogates,
     NaN) Rust tells from the bytes. The bytes bound what the encoder's
     budgets count (nodes, text, an int's bits): within them, tagged.py
-    would encode it whole, and _keep_result would keep it."""
+    would encode it whole. It is kept for the later calls' checks as
+    _keep_result would keep it (_keep_new_result)."""
     if _getrefcount(result) != _NEW_BASE:
         return None
     held = _plain_kinds(result)

@@ -66,7 +66,7 @@ _EARLIER = {}  # id -> every list and dict an earlier call of this child returne
 _EARLIER_ROOTS = []  # those results, oldest first
 _EARLIER_SIZE = [0]  # the length of their encoded values, in all
 _EARLIER_NEW = []  # new results kept whose lists and dicts _EARLIER does not list yet
-_EARLIER_BOUND = [0]  # how many lists and dicts those hold
+_EARLIER_NEW_HELD = [0]  # how many lists and dicts those hold
 _getrefcount = sys.getrefcount
 
 
@@ -331,7 +331,7 @@ def _keep_result(result, found, size):
     EARLIER_TEXT; past them, later results are not kept. (The new results
     kept before it count as many lists and dicts as they hold, listed or
     not.)"""
-    if len(_EARLIER) + _EARLIER_BOUND[0] + len(found) <= EARLIER_LIMIT and _EARLIER_SIZE[0] + size <= EARLIER_TEXT:
+    if len(_EARLIER) + _EARLIER_NEW_HELD[0] + len(found) <= EARLIER_LIMIT and _EARLIER_SIZE[0] + size <= EARLIER_TEXT:
         _EARLIER.update(found)
         _EARLIER_ROOTS.append(result)
         _EARLIER_SIZE[0] += size
@@ -343,11 +343,11 @@ def _keep_new_result(result, count, size):
     `count` is how many lists and dicts it holds, `size` the length of its
     marshal bytes. True when it is kept. Its lists and dicts are listed
     only when a later call's check needs them (_settle_earlier)."""
-    if len(_EARLIER) + _EARLIER_BOUND[0] + count > EARLIER_LIMIT or _EARLIER_SIZE[0] + size > EARLIER_TEXT:
+    if len(_EARLIER) + _EARLIER_NEW_HELD[0] + count > EARLIER_LIMIT or _EARLIER_SIZE[0] + size > EARLIER_TEXT:
         return False
     _EARLIER_ROOTS.append(result)
     _EARLIER_NEW.append(result)
-    _EARLIER_BOUND[0] += count
+    _EARLIER_NEW_HELD[0] += count
     _EARLIER_SIZE[0] += size
     return True
 
@@ -359,7 +359,7 @@ def _settle_earlier():
         for root in _EARLIER_NEW:
             _containers(root, _EARLIER, {})
         del _EARLIER_NEW[:]
-        _EARLIER_BOUND[0] = 0
+        _EARLIER_NEW_HELD[0] = 0
 
 
 def _forget_earlier():
@@ -367,7 +367,7 @@ def _forget_earlier():
     _EARLIER.clear()
     del _EARLIER_ROOTS[:]
     del _EARLIER_NEW[:]
-    _EARLIER_BOUND[0] = 0
+    _EARLIER_NEW_HELD[0] = 0
     _EARLIER_SIZE[0] = 0
 
 
