@@ -229,13 +229,17 @@ impl Worker {
         grow_pipe(&stdin, first.len());
         let wrote = stdin.write_all(&first).and_then(|_| stdin.flush());
         let stdout = child.stdout.take().ok_or(HarnessError::NoPipe("stdout"))?;
+        // An answer (or a part) is up to a few hundred KiB: held whole by
+        // the pipe, the supervisor writes it without waiting for each read
+        // here, and one read takes it.
+        grow_pipe(&stdout, ANSWER_BYTES);
         let stderr = child.stderr.take().ok_or(HarnessError::NoPipe("stderr"))?;
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
         let (stderr_open, stderr_ended) = mpsc::channel();
         spawn_stderr_reader(stderr, stderr_tail.clone(), stderr_open);
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            let mut reader = BufReader::with_capacity(ANSWER_BYTES, stdout);
             loop {
                 let mut line = String::new();
                 match reader.read_line(&mut line) {
@@ -424,15 +428,17 @@ impl Drop for Worker {
 /// answer: its case's corpus index and its text as the store keeps it.
 pub type Ahead<'a> = &'a (dyn Fn(usize, &str) + Sync);
 
-/// Makes the pipe `stdin` writes to hold at least `bytes` where the kernel
+/// What the pipe the harness answers on holds, and what one read of it takes.
+const ANSWER_BYTES: usize = 1 << 20;
+
+/// Makes the pipe `end` is an end of hold at least `bytes` where the kernel
 /// allows it (F_SETPIPE_SZ, up to /proc/sys/fs/pipe-max-size).
-fn grow_pipe(stdin: &ChildStdin, bytes: usize) {
-    use std::os::fd::AsRawFd;
+fn grow_pipe(end: &impl std::os::fd::AsRawFd, bytes: usize) {
     let size = (bytes + 4096).next_power_of_two() as libc::c_int;
     // SAFETY: F_SETPIPE_SZ on a pipe we own only changes its capacity; a
     // refusal (EPERM, EBUSY) leaves the pipe as it was.
     unsafe {
-        libc::fcntl(stdin.as_raw_fd(), libc::F_SETPIPE_SZ, size);
+        libc::fcntl(end.as_raw_fd(), libc::F_SETPIPE_SZ, size);
     }
 }
 
