@@ -13,6 +13,7 @@
 mod admission;
 mod cgroup;
 mod compiled;
+mod early_source;
 mod error;
 mod harness;
 mod inputs;

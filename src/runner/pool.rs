@@ -105,7 +105,7 @@ pub(super) fn run_jobs(
         ahead: request.ahead,
     };
     let started = Mutex::new(Some(crate::timings::span("first worker started", || {
-        preflight(&shared, request.prestarted)
+        preflight(&shared, request.prestarted, jobs)
     })?));
     let progress = super::progress::progress_bar(opts, jobs.len());
     let next = AtomicUsize::new(0);
@@ -217,20 +217,33 @@ pub(super) fn run_jobs(
 /// The worker is kept, with its uid, for the first recording thread.
 /// A harness started ahead for this run (`prestarted`) is given its init
 /// line here.
-fn preflight(shared: &Shared, prestarted: Option<&Prestarted>) -> Result<Started, RecordError> {
+fn preflight(
+    shared: &Shared,
+    prestarted: Option<&Prestarted>,
+    jobs: &[Job],
+) -> Result<Started, RecordError> {
+    // One submission to record whole (a student's push): its first child
+    // compiles it ahead. (With more, which thread takes this worker's
+    // first job is not known here.)
+    let source_ahead = match jobs {
+        [job] if job.missing.is_none() => super::read_source(&job.path).ok(),
+        _ => None,
+    };
+    let source_ahead = source_ahead.as_deref();
     let ahead = prestarted
         .and_then(Prestarted::take)
         .filter(|(lease, spawned)| spawned.fits(&shared.setup, lease.as_ref().map(|l| l.uid)));
     // One started ahead that fails is started again, as it would have
     // been without it (and fails the run only then).
-    let (lease, worker) = match ahead.map(|(lease, spawned)| (spawned.init(&shared.setup), lease)) {
-        Some((Ok(worker), lease)) => (lease, Ok(worker)),
-        _ => {
-            let lease = sandbox::lease_uid()?;
-            let worker = Worker::start(&shared.setup, lease.as_ref());
-            (lease, worker)
-        }
-    };
+    let (lease, worker) =
+        match ahead.map(|(lease, spawned)| (spawned.init(&shared.setup, source_ahead), lease)) {
+            Some((Ok(worker), lease)) => (lease, Ok(worker)),
+            _ => {
+                let lease = sandbox::lease_uid()?;
+                let worker = Worker::start(&shared.setup, lease.as_ref(), source_ahead);
+                (lease, worker)
+            }
+        };
     let worker = worker.map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
     let _ = shared.sandbox.set(worker.sandbox.clone());
     Ok((lease, worker))
@@ -263,7 +276,7 @@ fn record_one(
     }
     let w = match worker {
         Some(w) => w,
-        None => worker.insert(Worker::start(&shared.setup, lease)?),
+        None => worker.insert(Worker::start(&shared.setup, lease, None)?),
     };
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
     let made = made(shared.env, &sandbox);

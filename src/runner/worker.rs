@@ -74,6 +74,9 @@ pub struct Spawned {
     hello: Option<Hello>,
     /// Where the programs it compiles are kept for later runs.
     code_cache: Option<std::path::PathBuf>,
+    /// The write end of the pipe its first child reads a source on
+    /// ([`super::early_source`]), until [`Spawned::init`].
+    early_source: Option<std::os::fd::OwnedFd>,
 }
 
 impl Spawned {
@@ -105,7 +108,13 @@ impl Spawned {
 
     /// Sends the init line and waits until the harness has imported
     /// everything, checked the cases and passed its sandbox self-test.
-    pub fn init(mut self, setup: &Setup) -> Result<Worker, RecordError> {
+    /// `source_ahead`: the source its first job will most likely run,
+    /// which its first child then compiles ahead ([`super::early_source`]).
+    pub fn init(
+        mut self,
+        setup: &Setup,
+        source_ahead: Option<&[u8]>,
+    ) -> Result<Worker, RecordError> {
         self.hello()?;
         let Spawned {
             mut worker,
@@ -113,8 +122,13 @@ impl Spawned {
             inner_scratch,
             spawned,
             code_cache,
+            early_source,
             ..
         } = self;
+        // Before the init line: the first child is forked after it.
+        if let Some(write) = early_source {
+            super::early_source::send(write, source_ahead);
+        }
         worker.reply_limit = limits::reply_wait(setup.limits.wall);
         let init = crate::timings::span("init line built", || {
             protocol::init_line(setup, uid, &inner_scratch)
@@ -146,7 +160,11 @@ impl Spawned {
 impl Worker {
     /// Starts the harness and waits until it has imported everything and
     /// checked the cases.
-    pub fn start(setup: &Setup, lease: Option<&UidLease>) -> Result<Worker, RecordError> {
+    pub fn start(
+        setup: &Setup,
+        lease: Option<&UidLease>,
+        source_ahead: Option<&[u8]>,
+    ) -> Result<Worker, RecordError> {
         Worker::spawn(
             setup.isolation,
             &setup.python,
@@ -155,7 +173,7 @@ impl Worker {
             setup.warm,
             setup.code_cache.as_deref(),
         )?
-        .init(setup)
+        .init(setup, source_ahead)
     }
 
     /// Starts the harness's process in `isolation` with `python`, its
@@ -191,11 +209,16 @@ impl Worker {
         // cgroup it cannot be handed is no cgroup.
         let procs = cgroup.as_ref().ok().and_then(|cg| cg.open_procs().ok());
         let cgroup = cgroup.ok().filter(|_| procs.is_some());
+        // Written (or only closed) with the init line: Spawned::init.
+        let early_source = super::early_source::pipe().ok();
         let (mut cmd, inner_scratch) = sandbox::harness_command(
             isolation,
             &host_scratch,
             python,
-            procs.as_ref().map(|fd| fd.as_fd()),
+            sandbox::Handed {
+                cgroup: procs.as_ref().map(|fd| fd.as_fd()),
+                early_source: early_source.as_ref().map(|(read, _)| read.as_fd()),
+            },
         )?;
         let bwrap_check = match isolation {
             Isolation::Bwrap => sandbox::BWRAP_CHECK,
@@ -210,6 +233,10 @@ impl Worker {
                 Some(_) => super::cgroup::CGROUP_FD.to_string(),
                 None => String::new(),
             })
+            .arg(match early_source {
+                Some(_) => super::early_source::EARLY_SOURCE_FD.to_string(),
+                None => String::new(),
+            })
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -219,6 +246,7 @@ impl Worker {
             source,
         })?;
         drop(procs);
+        let early_source = early_source.map(|(_, write)| write);
         let mut stdin = child.stdin.take().ok_or(HarnessError::NoPipe("stdin"))?;
         // The boot data and the programs line fit the pipe: written now,
         // they never wait for the harness to read them (a smaller pipe only
@@ -282,6 +310,7 @@ impl Worker {
             spawned,
             hello: None,
             code_cache: code_cache.map(|d| d.to_path_buf()),
+            early_source,
         })
     }
 
@@ -570,7 +599,7 @@ mod tests {
         let corpus = corpus(&[("v0", false), ("h0", true), ("v1", false)]);
         let setup = rlimits_setup(&corpus);
         let lease = sandbox::lease_uid().unwrap();
-        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref(), None).unwrap();
         // Ready means the self-test passed: the first child is in its sandbox.
         assert_eq!(
             first_job_folders(&w)
@@ -609,7 +638,7 @@ mod tests {
         let corpus = corpus(&[("v0", false), ("v1", false)]);
         let setup = rlimits_setup(&corpus);
         let lease = sandbox::lease_uid().unwrap();
-        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref(), None).unwrap();
         let folders = first_job_folders(&w);
         assert_eq!(folders.len(), 1, "{folders:?}");
         assert_eq!(std::fs::read_dir(&folders[0]).unwrap().count(), 0);
@@ -626,6 +655,45 @@ mod tests {
                 ("v1".into(), json!([["main.py"], cwd])),
             ]
         );
+    }
+
+    /// A source handed ahead is compiled by the first child before its
+    /// job, and used only for a job of the very same bytes: another job
+    /// runs its own source; the same one runs it, with the compiled code
+    /// (for the store) of a run without it; one whose compile warns prints
+    /// the warning once, as without it.
+    #[test]
+    fn a_source_handed_ahead_is_used_only_for_a_job_of_the_same_bytes() {
+        use serde_json::json;
+        let corpus = corpus(&[("v0", false)]);
+        let setup = rlimits_setup(&corpus);
+        let lease = sandbox::lease_uid().unwrap();
+        let a = "def parse_contract_json(s):\n    return 'A'\n";
+        let b = "def parse_contract_json(s):\n    return 'B'\n";
+        let warns = "def parse_contract_json(s):\n    return 1 is 1\n";
+        let first = |ahead: Option<&str>, job: &str| {
+            let mut w = Worker::start(&setup, lease.as_ref(), ahead.map(str::as_bytes)).unwrap();
+            w.record(job.as_bytes(), None, &setup.inputs, None, None)
+                .unwrap()
+        };
+        let other = first(Some(a), b);
+        assert_eq!(ran(&other, &corpus), vec![("v0".into(), json!("B"))]);
+        assert_eq!(other.pyc, first(None, b).pyc);
+        let same = first(Some(a), a);
+        assert_eq!(ran(&same, &corpus), vec![("v0".into(), json!("A"))]);
+        let without = first(None, a);
+        assert!(same.pyc.is_some());
+        assert_eq!(same.pyc, without.pyc);
+        let warned = first(Some(warns), warns);
+        assert_eq!(
+            warned.output.matches("SyntaxWarning").count(),
+            1,
+            "{}",
+            warned.output
+        );
+        // The same but for the worker's scratch folder in the path.
+        let after = |r: &Reply| r.output.split_once("/main.py:").map(|(_, w)| w.to_string());
+        assert_eq!(after(&warned), after(&first(None, warns)));
     }
 
     fn rlimits_setup(corpus: &Corpus) -> Setup {
@@ -664,7 +732,7 @@ mod tests {
         ]);
         let setup = rlimits_setup(&corpus);
         let lease = sandbox::lease_uid().unwrap();
-        let mut w = Worker::start(&setup, lease.as_ref()).unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref(), None).unwrap();
         let src = SOURCE.as_bytes();
 
         // Visible cases only: the hidden inputs are never asked for.

@@ -343,28 +343,89 @@ def _report(line):
     _write_all(RESULT_FD, line.encode("utf-8") + b"\n")
 
 
-def _bytecode(pyc, path, source):
+def _bytecode(pyc, path, source, ahead=None):
     """main.py's compiled code, an unchecked hash-based .pyc (None when it
     does not compile): `pyc`, the code a previous session of the same source
-    compiled (the job's "pyc_hex", from the grader's store), else compiled
-    here. Compiling runs no student code.
+    compiled (the job's "pyc_hex", from the grader's store), else what this
+    child compiled ahead (`ahead`: see _compiled_ahead) when it is of these
+    very bytes, else compiled here. Compiling runs no student code.
 
     Without "pyc_hex" the child always says "K <hex>" (or "K" when it could
     not compile) before import: the supervisor takes that one line only,
     so what student code writes later cannot stand in for it."""
     data = pyc
     if pyc is None:
-        try:
-            code = compile(source, path, "exec", dont_inherit=True)
-            # The same bytes whatever the folder (import sets the real path
-            # back, as for any .pyc), so a store file is reproducible.
-            _imp._fix_co_filename(code, "main.py")
-            data = _bootstrap_external._code_to_hash_pyc(code, _imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source), False)
-            del code
-        except BaseException:
-            data = None
+        if ahead is not None and ahead[0] == source:
+            data = ahead[1]
+        else:
+            try:
+                data = _pyc_of(source, path)
+            except BaseException:
+                data = None
         _report("K " + data.hex() if data is not None and len(data) <= PYC_LIMIT else "K")
     return data
+
+
+def _pyc_of(source, path):
+    """`source` compiled as main.py at `path`, as the .pyc _bytecode gives."""
+    code = compile(source, path, "exec", dont_inherit=True)
+    # The same bytes whatever the folder (import sets the real path back,
+    # as for any .pyc), so a store file is reproducible.
+    _imp._fix_co_filename(code, "main.py")
+    return _bootstrap_external._code_to_hash_pyc(code, _imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source), False)
+
+
+def _read_early_source():
+    """The source Rust handed the first child ahead of its job
+    (src/runner/early_source.rs), or None: the pipe is written whole and
+    closed before this child is forked, so the reads never wait."""
+    fd, _EARLY_SOURCE[0] = _EARLY_SOURCE[0], None
+    if fd is None:
+        return None
+    buf = bytearray()
+    try:
+        while len(buf) <= JOB_LIMIT:
+            chunk = _read(fd, 1 << 20)
+            if not chunk:
+                break
+            buf += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return bytes(buf) if 0 < len(buf) <= JOB_LIMIT else None
+
+
+class _Said:
+    """sys.stderr while main.py is compiled ahead: whether compiling it
+    printed anything (a warning)."""
+
+    said = False
+
+    def write(self, text):
+        self.said = True
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _compiled_ahead(source, path):
+    """(source, its .pyc) for the source handed ahead, compiled in this
+    child's sandbox once its self-test is done and before its job arrives
+    (nothing of it runs), or None: when it does not compile, or compiling
+    it printed a warning, the job's own compile does it again, as without
+    it, so what a submission prints and how it fails do not change."""
+    said = _Said()
+    saved = sys.stderr
+    sys.stderr = said
+    try:
+        data = _pyc_of(source, path)
+    except BaseException:
+        data = None
+    finally:
+        sys.stderr = saved
+    return None if data is None or said.said else (source, data)
 
 
 # An unchecked hash-based .pyc: the interpreter's magic, then flags 0b01.
@@ -525,6 +586,8 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
         start, attempt, jobdir, n = request["start"], request["attempt"], request["jobdir"], request["n"]
         chosen = request["visible"]
         cases = INIT["cases"] if chosen is None else [INIT["cases"][i] for i in chosen]
+        # Read before the descriptors are moved: the first child's only.
+        early = _read_early_source() if check_w is not None else None
         os.setsid()
         _own_ipc_namespace()
         _name(b"ag-child")
@@ -557,6 +620,8 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
                 # Frozen in the zygote only after this child was forked.
                 gc.freeze()
                 gc.enable()
+                if early is not None:
+                    early = _compiled_ahead(early, os.path.join(here, "main.py"))
             # Closed once read: student code never holds it.
             source, pyc = _read_job(JOB_FD)
             path = os.path.join(here, "main.py")
@@ -573,7 +638,8 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
         sys.dont_write_bytecode = True
         sys.argv = [path]
         sys.modules.pop("main", None)
-        pyc = _bytecode(pyc, path, source)
+        pyc = _bytecode(pyc, path, source, early)
+        early = None
         del source
         try:
             module = _import_main(path, pyc)

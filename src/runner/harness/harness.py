@@ -167,11 +167,25 @@ def _cgroup_joined():
 
 
 # Started by the grader (src/runner/worker.rs) as `-c <boot.py> <warm|cold>
-# <probe source> <bwrap check source or ""> <cgroup.procs fd or "">`; the
-# harness's self-check scripts run this file without those arguments, nor
-# boot.py's _BOOT.
+# <probe source> <bwrap check source or ""> <cgroup.procs fd or "">
+# <early source fd or "">`; the harness's self-check scripts run this file
+# without those arguments, nor boot.py's _BOOT.
 _BOOT = globals().get("_BOOT")
-_STARTED = len(sys.argv) == 5 and sys.argv[0] == "-c"
+_STARTED = len(sys.argv) == 6 and sys.argv[0] == "-c"
+# The pipe the first child reads a source handed ahead on
+# (src/runner/early_source.rs): never read here, closed once that child is
+# forked (_first_child), so no later child has it. Taken only when it is
+# open now, as a pipe: a descriptor this process opens later may get its
+# number (a wrapper of the interpreter may not pass it on).
+_EARLY_SOURCE = [None]
+if _STARTED and sys.argv[5].isdigit():
+    try:
+        import stat
+
+        if stat.S_ISFIFO(os.fstat(int(sys.argv[5])).st_mode):
+            _EARLY_SOURCE[0] = int(sys.argv[5])
+    except OSError:
+        pass
 if _STARTED:
     # No collections while the harness starts: they cost ~1 ms of every
     # run, and the harness leaves ~100 objects unreachable. The zygote

@@ -2,9 +2,12 @@
 # (_Run.job_bytes and its header) is read back by the child (_read_job)
 # exactly, through a real pipe and with the writer's pauses, with and without
 # compiled code; and a job cut short, too long, or with a bad head is refused
-# (the child then reports the grader's failure, never runs student code). Run
-# with the harness's sources and limits on stdin (worker::check_input); prints
-# "ok <jobs>".
+# (the child then reports the grader's failure, never runs student code).
+# The source handed ahead to the first child (_read_early_source) is read
+# whole or not at all, compiled ahead only when compiling it says nothing
+# (_compiled_ahead), and used only for a job of the very same bytes
+# (_bytecode). Run with the harness's sources and limits on stdin
+# (worker::check_input); prints "ok <jobs>".
 import json
 import os
 import random
@@ -76,4 +79,62 @@ run = Run({"source_hex": b"x = 1\n".hex()})
 assert run.job_bytes() == (b"x = 1\n", None)
 run.job["pyc_hex"] = b"\x00\xffcode".hex()
 assert run.job_bytes() == (b"x = 1\n", b"\x00\xffcode")
+
+
+# The source handed ahead: read whole from its pipe (which is then closed
+# and forgotten), or None for no pipe, an empty one or one past JOB_LIMIT.
+def early(data):
+    r, w = os.pipe()
+    t = threading.Thread(target=lambda: (H["_write_all"](w, data), os.close(w)))
+    t.start()
+    H["_EARLY_SOURCE"][0] = r
+    try:
+        return H["_read_early_source"]()
+    finally:
+        t.join()
+        assert H["_EARLY_SOURCE"][0] is None
+        try:
+            os.fstat(r)
+            raise AssertionError("the early source's pipe is left open")
+        except OSError:
+            pass
+
+
+assert early(b"def f():\n    return 1\n" * 9000) == b"def f():\n    return 1\n" * 9000
+assert early(b"") is None
+assert early(b"#" * (H["JOB_LIMIT"] + 1)) is None
+H["_EARLY_SOURCE"][0] = None
+assert H["_read_early_source"]() is None
+
+# Compiled ahead: the .pyc the job's own compile makes (whatever the folder),
+# or None when compiling fails or prints anything (a warning, which the
+# job's compile then prints as without it); sys.stderr is given back.
+stderr = sys.stderr
+fine = b"def parse_contract_json(s):\n    return [s]\n"
+ahead = H["_compiled_ahead"](fine, "/ahead/0/main.py")
+assert ahead == (fine, H["_pyc_of"](fine, "/job/3/main.py")), ahead
+assert H["_compiled_ahead"](b"x = 1 is 1\n", "/ahead/0/main.py") is None  # SyntaxWarning
+assert H["_compiled_ahead"](b"def (:\n", "/ahead/0/main.py") is None
+assert sys.stderr is stderr
+
+# Used for the same bytes only, said on the "K" line as if compiled here.
+said = []
+H["_report"] = said.append
+pyc_of = H["_pyc_of"]
+
+
+def no_compile(source, path):
+    raise AssertionError("compiled again")
+
+
+H["_pyc_of"] = no_compile
+assert H["_bytecode"](None, "/job/3/main.py", fine, ahead) == ahead[1]
+assert said == ["K " + ahead[1].hex()], said
+H["_pyc_of"] = pyc_of
+other = fine + b"X = 1\n"
+assert H["_bytecode"](None, "/job/3/main.py", other, ahead) == pyc_of(other, "main.py")
+# Given the store's code, neither is used and nothing is said.
+assert H["_bytecode"](b"stored", "/job/3/main.py", fine, ahead) == b"stored"
+assert len(said) == 2
+jobs += 1
 print("ok %d" % jobs)

@@ -32,6 +32,9 @@ def _first_child():
         _child(request, res_w, out_w, hid_r, job_r, check_w)
     for fd in (check_w, res_w, out_w, hid_r, job_r):
         os.close(fd)
+    if _EARLY_SOURCE[0] is not None:
+        os.close(_EARLY_SOURCE[0])
+        _EARLY_SOURCE[0] = None
     _FIRST[0] = [request, pid, res_r, out_r, hid_w, job_w]
     data = bytearray()
     while True:

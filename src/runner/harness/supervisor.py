@@ -183,7 +183,8 @@ class _Run:
         """Has the zygote fork a child for cases start..; returns where the
         next child starts."""
         request = {"start": start, "attempt": attempt, "jobdir": self.jobdir, "n": self.n, "visible": self.chosen}
-        cpid, res_r, out_r, hid_w, job_w = _waiting_child(request) or _fork_child(request)
+        waiting = _waiting_child(request)
+        cpid, res_r, out_r, hid_w, job_w = waiting or _fork_child(request)
         # The job (the source, and its compiled code) goes straight to the
         # child: the zygote never holds it.
         try:
@@ -200,7 +201,10 @@ class _Run:
         st["hidden_left"] = None  # what of them is still to write (see send_hidden)
         if self.nv <= start < self.n:
             self.send_hidden(st)
-        st["cpu"] = 0.0  # the child's CPU time when its current case (or import) began
+        # The child's CPU time when its current case (or import) began: for
+        # the child forked ahead, what it used before its job (the
+        # self-test, main.py compiled ahead) is not the submission's.
+        st["cpu"] = _proc_cpu(cpid) if waiting else 0.0
         st["since"] = _monotonic()  # ... and the wall time
         buf = bytearray()
         deadline = min(_monotonic() + self.timeout, self.wall_end)

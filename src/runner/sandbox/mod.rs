@@ -13,7 +13,7 @@ pub mod tier;
 pub mod uid;
 
 pub use bwrap::{bwrap_self_test, BwrapError, BWRAP_CHECK, TMPFS_BYTES};
-pub use command::harness_command;
+pub use command::{harness_command, Handed};
 pub use error::SandboxError;
 pub use python::{Facts, Python, PythonError, DEFAULT_PYTHON, MIN_PYTHON, PROBE, PYTHON_FLAGS};
 pub use uid::{lease_uid, Scratch, UidLease, FIRST_UID, UID_RANGE};
