@@ -12,7 +12,7 @@
 //! runs: the child uses what it compiled ahead only for the same bytes.
 
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 
 /// The descriptor the harness finds the pipe on (`harness.py`'s
 /// `_EARLY_SOURCE`).
@@ -24,13 +24,7 @@ const MOST_BYTES: usize = 1 << 20;
 
 /// A new pipe (both ends close-on-exec): (read end, for the harness; write end).
 pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills `fds` with two new descriptors on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both were just opened and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
 }
 
 /// Writes `source` on the pipe's write end when the pipe can hold it whole
@@ -41,16 +35,11 @@ pub fn send(write: OwnedFd, source: Option<&[u8]>) {
     let Some(source) = source.filter(|s| !s.is_empty() && s.len() <= MOST_BYTES) else {
         return;
     };
-    let fd = write.as_raw_fd();
-    let wanted = (source.len() + 4096).next_power_of_two() as libc::c_int;
-    // SAFETY: fcntl on a pipe we own: F_SETPIPE_SZ only changes its
-    // capacity (refused, it stays as it was), O_NONBLOCK makes a write that
-    // does not fit fail instead of waiting.
-    let held = unsafe {
-        libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK);
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, wanted)
-    };
-    if held < 0 || (held as usize) < source.len() {
+    // Refused (EPERM past the user's pipe quota), the pipe stays as it was.
+    let held = rustix::pipe::fcntl_setpipe_size(&write, source.len()).unwrap_or(0);
+    // Never waited on: a write that does not fit fails instead.
+    let nonblocking = rustix::fs::fcntl_setfl(&write, rustix::fs::OFlags::NONBLOCK).is_ok();
+    if held < source.len() || !nonblocking {
         return;
     }
     let mut file = std::fs::File::from(write);

@@ -462,13 +462,9 @@ const ANSWER_BYTES: usize = 1 << 20;
 
 /// Makes the pipe `end` is an end of hold at least `bytes` where the kernel
 /// allows it (F_SETPIPE_SZ, up to /proc/sys/fs/pipe-max-size).
-fn grow_pipe(end: &impl std::os::fd::AsRawFd, bytes: usize) {
-    let size = (bytes + 4096).next_power_of_two() as libc::c_int;
-    // SAFETY: F_SETPIPE_SZ on a pipe we own only changes its capacity; a
-    // refusal (EPERM, EBUSY) leaves the pipe as it was.
-    unsafe {
-        libc::fcntl(end.as_raw_fd(), libc::F_SETPIPE_SZ, size);
-    }
+fn grow_pipe(end: impl AsFd, bytes: usize) {
+    // A refusal (EPERM, EBUSY) leaves the pipe as it was.
+    let _ = rustix::pipe::fcntl_setpipe_size(end, bytes + 4096);
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes of the harness's stderr in `tail`;
