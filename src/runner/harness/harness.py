@@ -10,8 +10,8 @@ process, all stdlib only:
 
 * the zygote (long-lived): says hello, compiles its programs, reads the init
   line from Rust, builds the tagged-JSON module, imports what students
-  commonly use (a batch's workers only), answers "ready", forks the
-  supervisor, then forks every child the supervisor asks for (over a socket,
+  commonly use (a batch's workers only), forks its first child (the
+  sandbox self-test) and the supervisor, answers "ready", then forks every child the supervisor asks for (over a socket,
   with the child's ends of its pipes), waits for it, kills whatever it left
   (the zygote is their subreaper) and says how it ended. It never sees a
   submission's source, outcomes or hidden inputs, so no child can find
@@ -574,9 +574,7 @@ def main():
     _plain_json = T.plain_json
     _STEPS.append(["confinement prepared", _clock()])
     _prepare_cases()
-    check = _first_child()
-    _STEPS.append(["sandbox self-test", _clock()])
-    _zygote(check)
+    _zygote(_first_child())
 
 
 if _STARTED:

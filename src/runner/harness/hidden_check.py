@@ -4,7 +4,9 @@
 # returns at once, keeping what the pipe did not take; write_hidden writes
 # more as the child reads, every byte exactly once and in order, then closes
 # the pipe; a child that is gone ends the writing. Asked for ahead, the
-# inputs are checked exactly as the whole line is. Run with the harness's
+# inputs are checked exactly as the whole line is; the visible ones are
+# checked while the supervisor waits for its first job, never delaying it.
+# Run with the harness's
 # sources and limits on stdin (worker::check_input); prints "ok <bytes>
 # <lines>".
 import fcntl
@@ -129,4 +131,30 @@ for line in lines + [None]:
         fetched += 1
         for fd in (r, asked_r, asked_w) + (() if line is None else (w,)):
             os.close(fd)
+
+# The visible inputs, checked while the supervisor waits for its first job:
+# all of them when no job comes, none once one is waiting (it is read at
+# once), and one that does not check stops there and fails the job's
+# answer exactly as checking them all at its end does.
+H["INIT"]["cases"] = [case, plain] * 100
+idle_r, idle_w = os.pipe()
+check = H["_VisibleCheck"]()
+check.until_readable(idle_r)
+assert check.at == 200 and not check.left() and check.failed is None
+check.finish()
+H["INIT"]["cases"] = [case] * 40 + [("f", long_five)] + [case] * 40
+check = H["_VisibleCheck"]()
+check.until_readable(idle_r)
+assert check.at == 41 and not check.left() and check.failed.startswith("case input 40:"), check.failed
+try:
+    check.finish()
+    raise AssertionError("a case that does not check is let through")
+except ValueError as e:
+    assert str(e) == check.failed
+os.write(idle_w, b"job\n")
+check = H["_VisibleCheck"]()
+check.until_readable(idle_r)
+assert check.at == 0 and check.left(), "a job waiting is read before any check"
+for fd in (idle_r, idle_w):
+    os.close(fd)
 print("ok %d %d" % (total, fetched))

@@ -13,9 +13,9 @@ def _first_child():
     under landlock the host's files, TCP and the zygote out of reach) and
     says so on its own pipe, then waits for the first job (see _child).
     Rust refuses to record when what must hold does not, and then sends
-    no job. Returns what the child found; the child and the supervisor's
-    ends of its pipes are left in _FIRST, for the supervisor to take
-    (_adopt_first)."""
+    no job. Returns the pipe the child says what it found on (read it with
+    _self_test_said); the child and the supervisor's ends of its pipes are
+    left in _FIRST, for the supervisor to take (_adopt_first)."""
     _ZYGOTE_PID[0] = _getpid()
     request = {"start": 0, "attempt": 0, "jobdir": _job_folder(1), "n": len(INIT["cases"]) + INIT.get("hidden_count", 0), "visible": None}
     _Run.make_jobdir_for(request["jobdir"])
@@ -36,6 +36,12 @@ def _first_child():
         os.close(_EARLY_SOURCE[0])
         _EARLY_SOURCE[0] = None
     _FIRST[0] = [request, pid, res_r, out_r, hid_w, job_w]
+    return check_r
+
+
+def _self_test_said(check_r):
+    """What the first child found (see _first_child), read whole from
+    `check_r`, which is then closed."""
     data = bytearray()
     while True:
         chunk = _read(check_r, 65536)

@@ -1,4 +1,4 @@
-"""The zygote: answers "ready", forks the supervisor, then forks every
+"""The zygote: forks the supervisor, answers "ready", then forks every
 child the supervisor asks for, waits for it and kills whatever it left.
 
 Run in harness.py's namespace by its `_load`, after the run's limits are
@@ -82,10 +82,11 @@ def _prepare_cases():
     _STEPS.append(["case arguments prepared", _clock()])
 
 
-def _zygote(check):
+def _zygote(check_r):
     """The zygote, once the harness is set up, its cases' arguments built
-    and its sandbox tested: answers "ready" with what the self-test found,
-    forks the supervisor and serves it until it ends."""
+    and its first child forked (it tests the sandbox and says what it found
+    on `check_r`): forks the supervisor while that child tests, answers
+    "ready" with what it found, and serves the supervisor until it ends."""
     # Everything so far lives as long as the zygote: keep the collector off
     # it, so forked children do not copy-on-write the whole heap. (It was
     # off while the harness started: nothing worth a collection is left.
@@ -93,6 +94,23 @@ def _zygote(check):
     gc.freeze()
     gc.enable()
     _STEPS.append(["collector frozen", _clock()])
+    zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    _stdout.flush()
+    # Forked while the first child tests (its fork is off the way from
+    # "ready" to the first job): the supervisor waits for the first job,
+    # which Rust sends only once it has judged "ready".
+    spid = os.fork()
+    if spid == 0:
+        zsock.close()
+        os.close(check_r)
+        _supervise(ssock)
+    ssock.close()
+    first = _FIRST[0][1]
+    for fd in _FIRST[0][2:]:  # the supervisor's
+        os.close(fd)
+    _FIRST[0] = None
+    check = _self_test_said(check_r)
+    _STEPS.append(["sandbox self-test", _clock()])
     ready = {
         "ready": True,
         "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
@@ -101,18 +119,6 @@ def _zygote(check):
         "steps": _STEPS,
         "compiled": _COMPILED,
     }
-    zsock, ssock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    _stdout.flush()
-    # Forked first: the supervisor waits for the first job as it is sent.
-    spid = os.fork()
-    if spid == 0:
-        zsock.close()
-        _supervise(ssock)
-    ssock.close()
-    first = _FIRST[0][1]
-    for fd in _FIRST[0][2:]:  # the supervisor's
-        os.close(fd)
-    _FIRST[0] = None
     _write_all(1, dumps(ready).encode("utf-8") + b"\n")
     del ready
     # Rust's pipes are the supervisor's alone: when it ends, Rust sees it.
