@@ -7,7 +7,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     no_huge_pages();
-    std::process::exit(autograder::cli::main());
+    let code = autograder::cli::main();
+    // Everything is written and closed by now but what stdout and stderr
+    // hold: flushed, the process ends without the C library's exit
+    // handlers (the allocator's clean-up took ~0.4 ms of a one-submission
+    // run, for memory the kernel frees anyway).
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit only ends the process; nothing of it is left to run.
+    unsafe { libc::_exit(code) }
 }
 
 /// mimalloc asks for transparent huge pages on its arenas: every first
