@@ -158,7 +158,8 @@ def _join_cgroup(fd):
 
 def _cgroup_joined():
     """Waits until the harness is in its cgroup (before it forks anything,
-    so every process of a submission is): None, or why it is not."""
+    so every process of a submission is): None, or why it is not. Any
+    number of times."""
     if _CGROUP is None:
         return None
     _CGROUP[0].acquire()
@@ -562,7 +563,6 @@ def main():
     if _stdin_left:
         raise SystemExit("harness: bytes after the init line before the ready line")
     _STEPS.append(["init line read", _clock()])
-    INIT["cgroup_error"] = _cgroup_joined()
     _load(INIT, programs, tagged)
     _STEPS.append(["programs and tagged module run", _clock()])
     _become_subreaper()
@@ -574,6 +574,9 @@ def main():
     _plain_json = T.plain_json
     _STEPS.append(["confinement prepared", _clock()])
     _prepare_cases()
+    # Waited for as late as it can be: the join's grace period passes
+    # while the harness sets up (the uid's leftovers reaped among it).
+    INIT["cgroup_error"] = _cgroup_joined()
     _zygote(_first_child())
 
 

@@ -113,6 +113,7 @@ def _as_worker_uid(fn, fork=False):
         except OSError:
             pass
         _FS_IDS_OK[0] = False
+    _cgroup_joined()  # nothing is forked outside the worker's cgroup
     r = os.fork()
     if r == 0:
         try:
