@@ -129,11 +129,14 @@ pub(super) fn run_jobs(
                         Ok(lease) => {
                             // A failure on the grader's side is retried once,
                             // on a fresh worker.
-                            let first = record_one(&shared, lease.as_ref(), &mut worker, job);
+                            // No job is left after it: its worker stops.
+                            let last = k + 1 >= jobs.len();
+                            let first =
+                                record_one(&shared, lease.as_ref(), &mut worker, job, last);
                             match first {
                                 Err(e) if e.is_grader_fault() => {
                                     worker = None;
-                                    record_one(&shared, lease.as_ref(), &mut worker, job)
+                                    record_one(&shared, lease.as_ref(), &mut worker, job, last)
                                 }
                                 other => other,
                             }
@@ -267,6 +270,7 @@ fn record_one(
     lease: Option<&UidLease>,
     worker: &mut Option<Worker>,
     job: &Job,
+    last: bool,
 ) -> Result<Recorded, RecordError> {
     // Read again here, so that sources are never all held at once.
     let source = read_source(&job.path)?;
@@ -278,6 +282,9 @@ fn record_one(
         Some(w) => w,
         None => worker.insert(Worker::start(&shared.setup, lease, None)?),
     };
+    if last {
+        w.last_job();
+    }
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
     let made = made(shared.env, &sandbox);
     let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);

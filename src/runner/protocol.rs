@@ -206,17 +206,26 @@ struct JobLine<'a> {
     visible: Option<&'a [usize]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hidden: Option<usize>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    last: bool,
 }
 
 /// The lines that give the harness one submission: `source`, the `pyc`
-/// compiled before (if any), and for a subset the positions of its visible
-/// cases and how many hidden cases it runs.
-pub fn job_lines(source: &[u8], pyc: Option<&str>, subset: Option<(&[usize], usize)>) -> String {
+/// compiled before (if any), for a subset the positions of its visible
+/// cases and how many hidden cases it runs, and whether it is the worker's
+/// `last` job (see [`super::worker::Worker::last_job`]).
+pub fn job_lines(
+    source: &[u8],
+    pyc: Option<&str>,
+    subset: Option<(&[usize], usize)>,
+    last: bool,
+) -> String {
     let job = JobLine {
         source_hex: hex::encode(source),
         pyc_hex: pyc,
         visible: subset.map(|(visible, _)| visible),
         hidden: subset.map(|(_, hidden)| hidden),
+        last,
     };
     // Serializing strings and numbers cannot fail.
     let body = serde_json::to_string(&job).unwrap_or_default();
@@ -368,12 +377,12 @@ mod tests {
     #[test]
     fn a_job_line_holds_exactly_what_it_is_given() {
         assert_eq!(
-            job_lines(b"x", None, None),
+            job_lines(b"x", None, None, false),
             "job\n{\"source_hex\":\"78\"}\n"
         );
         assert_eq!(
-            job_lines(b"", Some("00ff"), Some((&[0, 2], 1))),
-            "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1}\n"
+            job_lines(b"", Some("00ff"), Some((&[0, 2], 1)), true),
+            "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1,\"last\":true}\n"
         );
     }
 

@@ -45,11 +45,12 @@ pub struct Worker {
     /// Disconnected once the harness's stderr is at its end.
     stderr_ended: Receiver<()>,
     reply_limit: Duration,
+    /// The next job is the last (see [`Worker::last_job`]).
+    last_job: bool,
     /// How often the harness asked for hidden inputs (tests).
     hidden_requests: usize,
     /// What the sandbox's self-test found held, as reports say it.
     pub sandbox: String,
-    isolation: Isolation,
     // Dropped after the process is killed.
     _scratch: Option<Scratch>,
     /// Removed after the process is killed (fields drop after `drop`).
@@ -292,8 +293,8 @@ impl Worker {
             stderr_ended,
             hidden_requests: 0,
             reply_limit: limits::READY_WAIT,
+            last_job: false,
             sandbox: String::new(),
-            isolation,
             _scratch: scratch,
             cgroup,
         };
@@ -354,21 +355,32 @@ impl Worker {
     }
 
     /// Stops the harness once it has done what it does after its last
-    /// answer (its supervisor removes what that submission left): its stdin
-    /// is closed, and it ends when the supervisor reads that end. Whatever
-    /// is left of it is killed (as on drop) once its stdout closes, when it
-    /// writes a line (none is its to write now), or after
-    /// [`limits::STOP_WAIT`]. Under bwrap it is killed at once: whatever
-    /// the submission left dies with the sandbox's namespaces and tmpfs.
+    /// answer (its supervisor removes what that submission left, or for a
+    /// [`Worker::last_job`] kills what it left running and leaves its files
+    /// to the scratch's removal): its stdin is closed, and its supervisor
+    /// ends when it reads that end; then its zygote kills whatever is left
+    /// below it and ends (under bwrap, the sandbox with it). Whatever is
+    /// left of it is killed (as on drop) once its stdout and stderr have
+    /// closed (or a line came: none is its to write now), or after
+    /// [`limits::STOP_WAIT`] for each.
     pub fn stop(mut self) {
-        if self.isolation == Isolation::Bwrap {
-            return;
-        }
         drop(self.stdin.take());
-        // Disconnected: its stdout closed. A line instead is not the
-        // harness's to write now; either way it is killed, and waited for,
-        // on drop.
+        // Disconnected: its stdout closed (the supervisor ended).
         let _ = self.lines.recv_timeout(limits::STOP_WAIT);
+        // Its stderr closes as the zygote ends, once it has killed whatever
+        // was left below it: not killed before that, or what it had not
+        // killed yet would outlive the recording (under bwrap, the sandbox's
+        // processes would die only after the grader has gone on).
+        let _ = self.stderr_ended.recv_timeout(limits::STOP_WAIT);
+    }
+
+    /// The next job recorded is this worker's last (it is stopped after
+    /// it): its supervisor answers it and ends without removing the
+    /// submission's files, where nothing of them can be anywhere but its
+    /// folder, which goes with the worker's scratch (landlock, bwrap); the
+    /// child's leftover processes are killed as after any job.
+    pub fn last_job(&mut self) {
+        self.last_job = true;
     }
 
     /// Whether the harness process is still running.
@@ -401,7 +413,7 @@ impl Worker {
             .subset
             .as_ref()
             .map(|(visible, hidden)| (visible.as_slice(), hidden.len()));
-        let job = protocol::job_lines(source, pyc, subset);
+        let job = protocol::job_lines(source, pyc, subset, self.last_job);
         self.send(job.as_bytes())?;
         let mut admitting = admission::Admitting::new(plan.order.len());
         let mut hidden_sent = false;

@@ -349,6 +349,42 @@ fn a_submission_may_fork_however_many_threads_the_grader_runs() {
 /// What the last call prints and leaves in the child's buffer is in the
 /// recording: the child flushes its output before it says it is done, and
 /// the supervisor answers on that word, without waiting for its exit.
+/// A worker's last job is answered without the reap that comes between
+/// jobs where the worker's own end covers it (landlock, bwrap): what the
+/// submission left running still dies with the worker, before the
+/// recording returns, under every tier.
+#[test]
+fn a_last_jobs_leftover_processes_die_with_its_worker_under_every_tier() {
+    let _serial = crate::util::machine::exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("double-fork");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(fixtures().join("double-fork/main.py"), sub.join("main.py")).unwrap();
+    let subs = autograder::submission::discover(dir.path()).expect("the submission is readable");
+    let corpus = corpus(vec![case(
+        "parse_contract_json",
+        "boom",
+        vec![PyValue::str("boom")],
+    )]);
+    for tier in TIERS {
+        if !tier_or_skip(tier, "a_last_jobs_leftover_processes_die_with_its_worker") {
+            continue;
+        }
+        let work = tempfile::tempdir().unwrap();
+        let results = record(&corpus, &subs, &options(work.path(), 1, TIMEOUT_SECS), tier);
+        assert_eq!(
+            outcome(recording(&results, "double-fork"), "parse_contract_json/boom"),
+            &echo("forked"),
+            "{tier:?}"
+        );
+        assert_eq!(
+            processes_named("agdoublefork"),
+            Vec::<String>::new(),
+            "{tier:?}: the last job's grandchild outlived its worker"
+        );
+    }
+}
+
 #[test]
 fn output_still_buffered_after_the_last_call_is_recorded() {
     let _serial = crate::util::machine::exclusive();

@@ -123,6 +123,9 @@ class _Run:
         self.pyc = None  # main.py compiled by this session's first child (hex), for the store
         self.findings = []  # runtime integrity findings (see seen)
         self.answered_child = None  # the child that said "D", not yet reaped (see finish_answered)
+        # The worker's last job (Rust stops it after this one): what the
+        # submission left needs no removing where the worker's end removes it.
+        self.last = job.get("last") is True
         # The submission's folder is watched while cases run, in every tier:
         # under landlock it is the only place it may write (on the host's
         # disk), under bwrap it shares a tmpfs with the worker's scratch.
@@ -962,6 +965,13 @@ def _supervise(sock):
             # start).
             if run is not None:
                 run.finish_answered()
+                if run.last and INIT["tier"] in ("landlock", "bwrap"):
+                    # Nothing of the submission can be but in its folder,
+                    # which goes with the worker's scratch (under landlock
+                    # it may write nowhere else and makes no IPC object;
+                    # under bwrap all is the sandbox's), and its processes
+                    # are killed: ending now leaves Rust's grading a core.
+                    return
                 _reap(None, run.jobdir)
             run = line = answer = None
     finally:

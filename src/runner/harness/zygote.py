@@ -130,3 +130,10 @@ def _zygote(check_r):
         _serve(zsock, spid, first)
     finally:
         _kill_until_none(lambda: _children(_getpid()), _wait_each, STRAYS_SECONDS)
+    # Its stderr closes with it: Rust waits for that before it kills what
+    # is left of the worker (Worker::stop). Nothing else is left to do.
+    try:
+        _stderr.flush()
+    except BaseException:
+        pass
+    _exit(0)
