@@ -49,11 +49,13 @@ inherits them; src/runner/protocol.rs):
   <- {"ready": true, "python": "3.x.y", "self_test": {"ok": bool, ...},
       "compiled": [tag, hex] | null}   (the programs compiled here, when
                                         "send_back": for the grader's cache)
-  -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n}
+  -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n,
+                     "last": true}
      ("pyc_hex": main.py compiled by an earlier session, when the store
      has it; "visible" and "hidden" only for a subset of the cases: the
      positions of its visible cases among the init line's, and how many
-     hidden cases it runs; without them every case runs)
+     hidden cases it runs; without them every case runs; "last" when the
+     worker is stopped after this job: see _supervise)
   <- {"need": "hidden"}   (as the job starts, when it runs hidden cases and
                            the supervisor does not hold their inputs yet:
                            it checks them while the visible cases run)
