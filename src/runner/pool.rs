@@ -131,8 +131,7 @@ pub(super) fn run_jobs(
                             // on a fresh worker.
                             // No job is left after it: its worker stops.
                             let last = k + 1 >= jobs.len();
-                            let first =
-                                record_one(&shared, lease.as_ref(), &mut worker, job, last);
+                            let first = record_one(&shared, lease.as_ref(), &mut worker, job, last);
                             match first {
                                 Err(e) if e.is_grader_fault() => {
                                     worker = None;

@@ -373,7 +373,10 @@ fn a_last_jobs_leftover_processes_die_with_its_worker_under_every_tier() {
         let work = tempfile::tempdir().unwrap();
         let results = record(&corpus, &subs, &options(work.path(), 1, TIMEOUT_SECS), tier);
         assert_eq!(
-            outcome(recording(&results, "double-fork"), "parse_contract_json/boom"),
+            outcome(
+                recording(&results, "double-fork"),
+                "parse_contract_json/boom"
+            ),
             &echo("forked"),
             "{tier:?}"
         );
