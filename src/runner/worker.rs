@@ -377,8 +377,9 @@ impl Worker {
     /// The next job recorded is this worker's last (it is stopped after
     /// it): its supervisor answers it and ends without removing the
     /// submission's files, where nothing of them can be anywhere but its
-    /// folder, which goes with the worker's scratch (landlock, bwrap); the
-    /// child's leftover processes are killed as after any job.
+    /// folder, which goes with the worker's scratch (bwrap; landlock with a
+    /// uid of its own); the child's leftover processes are killed as after
+    /// any job.
     pub fn last_job(&mut self) {
         self.last_job = true;
     }

@@ -965,12 +965,15 @@ def _supervise(sock):
             # start).
             if run is not None:
                 run.finish_answered()
-                if run.last and INIT["tier"] in ("landlock", "bwrap"):
+                if run.last and (INIT["tier"] == "bwrap" or (INIT["tier"] == "landlock" and INIT.get("uid") is not None)):
                     # Nothing of the submission can be but in its folder,
-                    # which goes with the worker's scratch (under landlock
-                    # it may write nowhere else and makes no IPC object;
-                    # under bwrap all is the sandbox's), and its processes
-                    # are killed: ending now leaves Rust's grading a core.
+                    # which goes with the worker's scratch (under bwrap all
+                    # is the sandbox's; under landlock it may write nowhere
+                    # else and makes no IPC object, and as root Rust removes
+                    # the scratch whatever modes it set: without a uid of its
+                    # own a folder it made unreadable would stop that, so it
+                    # is cleared here then), and its processes are killed:
+                    # ending now leaves Rust's grading a core.
                     return
                 _reap(None, run.jobdir)
             run = line = answer = None
