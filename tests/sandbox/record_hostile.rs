@@ -346,13 +346,10 @@ fn a_submission_may_fork_however_many_threads_the_grader_runs() {
     }
 }
 
-/// What the last call prints and leaves in the child's buffer is in the
-/// recording: the child flushes its output before it says it is done, and
-/// the supervisor answers on that word, without waiting for its exit.
-/// A worker's last job is answered without the reap that comes between
-/// jobs where the worker's own end covers it (landlock, bwrap): what the
-/// submission left running still dies with the worker, before the
-/// recording returns, under every tier.
+/// A worker's last job is answered without the file cleanup that comes
+/// between jobs where the worker's own end covers it (bwrap, landlock as
+/// root): what the submission left running still dies with the worker,
+/// before the recording returns, under every tier.
 #[test]
 fn a_last_jobs_leftover_processes_die_with_its_worker_under_every_tier() {
     let _serial = crate::util::machine::exclusive();
@@ -388,6 +385,9 @@ fn a_last_jobs_leftover_processes_die_with_its_worker_under_every_tier() {
     }
 }
 
+/// What the last call prints and leaves in the child's buffer is in the
+/// recording: the child flushes its output before it says it is done, and
+/// the supervisor answers on that word, without waiting for its exit.
 #[test]
 fn output_still_buffered_after_the_last_call_is_recorded() {
     let _serial = crate::util::machine::exclusive();

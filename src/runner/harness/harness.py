@@ -11,8 +11,9 @@ process, all stdlib only:
 * the zygote (long-lived): says hello, compiles its programs, reads the init
   line from Rust, builds the tagged-JSON module, imports what students
   commonly use (a batch's workers only), forks its first child (the
-  sandbox self-test) and the supervisor, answers "ready", then forks every child the supervisor asks for (over a socket,
-  with the child's ends of its pipes), waits for it, kills whatever it left
+  sandbox self-test) and the supervisor, answers "ready", then forks every
+  child the supervisor asks for (over a socket, with the child's ends of
+  its pipes), waits for it, kills whatever it left
   (the zygote is their subreaper) and says how it ended. It never sees a
   submission's source, outcomes or hidden inputs, so no child can find
   another submission's in its memory; one fork per child, none per
