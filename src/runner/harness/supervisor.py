@@ -199,7 +199,7 @@ class _Run:
             os.close(job_w)
         # The zygote (the child's parent) says when it has exited.
         exit_fd = _ZYGOTE.sock.fileno()
-        st = {"pending": start, "pace": 0, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
+        st = {"pending": start, "pace": 0, "rate": 0.0, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
         st["hidden_left"] = None  # what of them is still to write (see send_hidden)
         if self.nv <= start < self.n:
@@ -268,8 +268,15 @@ class _Run:
                     buf += data
                     before = st["pending"]
                     if self.lines(buf, st):
+                        now = _monotonic()
                         st["pace"] = st["pending"] - before
-                        self.send_part(st)
+                        # Cases a second since the last read that made progress.
+                        elapsed = now - st["since"]
+                        st["rate"] = st["pace"] / elapsed if elapsed > 0 else 0.0
+                        # Once "D" is in, the answer holds what a part would:
+                        # Rust reads its outcomes at once, on every core.
+                        if not st["finished"]:
+                            self.send_part(st)
                         st["since"] = _monotonic()
                         st["cpu"] = _proc_cpu(cpid)
                         deadline = min(st["since"] + (EXIT_WAIT if st["finished"] else self.timeout), self.wall_end)
@@ -291,6 +298,11 @@ class _Run:
                 # wait, and so does its next line once it may be "V", which
                 # it then waits on (within twice the cases of the last read).
                 nap = min(READ_EVERY, deadline - _monotonic())
+                # ... and so does its last line ("D"): the nap ends when, at
+                # the pace of the last read, the child has answered every
+                # case (the answer waits on "D", its exit comes later).
+                if st["rate"] > 0:
+                    nap = min(nap, (self.n - st["pending"]) / st["rate"])
                 if nap > 0:
                     near = self.nv < self.n and st["pending"] < self.nv <= st["pending"] + 2 * st["pace"] + PART_CASES
                     self.fetch.nap(exit_fd, _monotonic() + nap, res_r if near else None)
