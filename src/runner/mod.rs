@@ -219,16 +219,19 @@ fn spawn_ahead(
     python: &Python,
     tuning: &Tuning,
 ) -> Option<(Option<sandbox::UidLease>, worker::Spawned)> {
-    let lease = sandbox::lease_uid().ok()?;
     let spawned = worker::Worker::spawn(
         isolation,
         python,
         tuning.memory_bytes,
-        lease.as_ref(),
+        sandbox::is_root(),
         tuning.warm_imports,
         tuning.code_cache.as_deref(),
-    );
-    Some((lease, spawned.ok()?))
+    )
+    .ok()?;
+    // Taken while its interpreter starts (a uid is leased exactly as root).
+    let lease = sandbox::lease_uid().ok()?;
+    let spawned = spawned.leased(lease.as_ref());
+    Some((lease, spawned))
 }
 
 /// Settles the interpreter and the tier with the first worker's harness

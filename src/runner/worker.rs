@@ -66,6 +66,7 @@ pub struct Spawned {
     isolation: Isolation,
     python: Python,
     memory_bytes: u64,
+    /// The uid its student code runs as, once [`Spawned::leased`].
     uid: Option<u32>,
     /// The scratch folder as the harness sees it.
     inner_scratch: std::path::PathBuf,
@@ -81,6 +82,15 @@ pub struct Spawned {
 }
 
 impl Spawned {
+    /// Runs student code as `lease`'s uid (None: as the grader's user).
+    /// Nothing in the harness depends on it before its init line, so the
+    /// lease (its name service lookups take ~1 ms) can be taken while the
+    /// interpreter starts.
+    pub fn leased(mut self, lease: Option<&UidLease>) -> Spawned {
+        self.uid = lease.map(|l| l.uid);
+        self
+    }
+
     /// Whether it was started as a worker of `setup` is, as `uid`.
     pub fn fits(&self, setup: &Setup, uid: Option<u32>) -> bool {
         self.isolation == setup.isolation
@@ -170,16 +180,19 @@ impl Worker {
             setup.isolation,
             &setup.python,
             setup.limits.memory_bytes,
-            lease,
+            lease.is_some(),
             setup.warm,
             setup.code_cache.as_deref(),
         )?
+        .leased(lease)
         .init(setup, source_ahead)
     }
 
     /// Starts the harness's process in `isolation` with `python`, its
     /// processes' memory bounded by [`limits::cgroup_bytes`] of
-    /// `memory_bytes`, running student code as `lease`'s uid: it says hello
+    /// `memory_bytes`, running student code as a uid of its own when
+    /// `leased` (the caller's lease, given with [`Spawned::leased`] before
+    /// its init line; its scratch is made for it): it says hello
     /// ([`Spawned::hello`]), imports what it warms (with `warm`), compiles
     /// its programs (sent here; or loads them as compiled by an earlier run,
     /// from `code_cache`, where they are kept) and waits for its init line
@@ -188,14 +201,13 @@ impl Worker {
         isolation: Isolation,
         python: &Python,
         memory_bytes: u64,
-        lease: Option<&UidLease>,
+        leased: bool,
         warm: bool,
         code_cache: Option<&std::path::Path>,
     ) -> Result<Spawned, RecordError> {
-        let uid = lease.map(|l| l.uid);
         let scratch = match isolation.host_scratch() {
             false => None,
-            true => Some(Scratch::create(uid)?),
+            true => Some(Scratch::create(leased)?),
         };
         let host_scratch = scratch
             .as_ref()
@@ -306,7 +318,7 @@ impl Worker {
             isolation,
             python: python.clone(),
             memory_bytes,
-            uid,
+            uid: None,
             inner_scratch,
             spawned,
             hello: None,

@@ -103,13 +103,15 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    pub fn create(uid: Option<u32>) -> Result<Scratch, SandboxError> {
+    /// A new scratch folder; `leased`: student code runs as a uid of its
+    /// own, which must be able to traverse it.
+    pub fn create(leased: bool) -> Result<Scratch, SandboxError> {
         let dir = tempfile::Builder::new()
             .prefix("autograder-scratch-")
             .tempdir()
             .map_err(SandboxError::Scratch)?;
         let path = dir.keep();
-        if uid.is_some() {
+        if leased {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o711)).map_err(
                 |source| SandboxError::ScratchMode {
                     path: path.clone(),
