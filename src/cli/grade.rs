@@ -84,11 +84,6 @@ struct Options {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut args = *args.options;
     let audience = Audience::from(args.audience);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs)
-        .build()
-        .context("cannot start the worker threads")?;
-
     let gradescope = args.gradescope.as_deref().map(|p| {
         let options = report::gradescope::Options {
             hidden: args.gradescope_hidden.into(),
@@ -171,6 +166,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if let Some(env) = &environment {
         eprintln!("{}", env.describe());
     }
+    // Started only now: a run's first harness is started before them.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs)
+        .build()
+        .context("cannot start the worker threads")?;
     let mut run = pool.install(|| {
         record_and_grade(
             &corpus,
