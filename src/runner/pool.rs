@@ -111,90 +111,97 @@ pub(super) fn run_jobs(
     let next = AtomicUsize::new(0);
     // (input index, error) of each submission the grader failed on.
     let aborted: Mutex<Vec<(usize, RecordError)>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..worker_count(opts, jobs.len()) {
-            scope.spawn(|| {
-                // The first thread takes the preflight's worker; the others
-                // start their own when they get a job.
-                let taken = started.lock().ok().and_then(|mut s| s.take());
-                let (lease, mut worker) = match taken {
-                    Some((lease, worker)) => (Ok(lease), Some(worker)),
-                    None => (sandbox::lease_uid().map_err(Arc::new), None),
-                };
-                while !shared.abort.load(Ordering::SeqCst) {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(k) else { break };
-                    let result = match &lease {
-                        Err(e) => Err(SandboxError::Lease(e.clone()).into()),
-                        Ok(lease) => {
-                            // A failure on the grader's side is retried once,
-                            // on a fresh worker.
-                            // No job is left after it: its worker stops.
-                            let last = k + 1 >= jobs.len();
-                            let first = record_one(&shared, lease.as_ref(), &mut worker, job, last);
-                            match first {
-                                Err(e) if e.is_grader_fault() => {
-                                    worker = None;
-                                    record_one(&shared, lease.as_ref(), &mut worker, job, last)
-                                }
-                                other => other,
-                            }
+    let work = || {
+        // The first thread takes the preflight's worker; the others
+        // start their own when they get a job.
+        let taken = started.lock().ok().and_then(|mut s| s.take());
+        let (lease, mut worker) = match taken {
+            Some((lease, worker)) => (Ok(lease), Some(worker)),
+            None => (sandbox::lease_uid().map_err(Arc::new), None),
+        };
+        while !shared.abort.load(Ordering::SeqCst) {
+            let k = next.fetch_add(1, Ordering::SeqCst);
+            let Some(job) = jobs.get(k) else { break };
+            let result = match &lease {
+                Err(e) => Err(SandboxError::Lease(e.clone()).into()),
+                Ok(lease) => {
+                    // A failure on the grader's side is retried once,
+                    // on a fresh worker.
+                    // No job is left after it: its worker stops.
+                    let last = k + 1 >= jobs.len();
+                    let first = record_one(&shared, lease.as_ref(), &mut worker, job, last);
+                    match first {
+                        Err(e) if e.is_grader_fault() => {
+                            worker = None;
+                            record_one(&shared, lease.as_ref(), &mut worker, job, last)
                         }
-                    };
-                    if let Some(p) = &progress {
-                        p.inc();
+                        other => other,
                     }
-                    let abort = |e: RecordError| {
-                        shared.abort.store(true, Ordering::SeqCst);
-                        if let Ok(mut a) = aborted.lock() {
-                            a.push((job.index, e));
-                        }
-                    };
-                    // No job is left for this thread: its worker stops
-                    // while this submission is stored and graded.
-                    let stopping = match next.load(Ordering::SeqCst) >= jobs.len() {
-                        true => worker.take(),
-                        false => None,
-                    };
-                    std::thread::scope(|s| {
-                        if let Some(w) = stopping {
-                            s.spawn(move || crate::timings::span("worker stopped", || w.stop()));
-                        }
-                        match result {
-                            Err(e) if e.is_grader_fault() => abort(e),
-                            Err(e) => deliver(job.index, Err(e)),
-                            Ok(Recorded {
-                                source,
-                                path,
-                                store,
-                                output,
-                            }) => {
-                                let outcomes = store.outcomes_for(shared.keys, &source);
-                                // Written beside the grading; one that
-                                // cannot be written still stops the run.
-                                let written = std::thread::scope(|w| {
-                                    let written = w.spawn(|| {
-                                        crate::timings::STORE_WRITE
-                                            .time(|| case_store::write_store(&path, &store))
-                                    });
-                                    deliver(job.index, Ok((outcomes, Some(output))));
-                                    written.join()
-                                });
-                                match written {
-                                    Ok(Ok(())) => {}
-                                    Ok(Err(source)) => abort(RecordError::Store { path, source }),
-                                    Err(panic) => std::panic::resume_unwind(panic),
-                                }
-                            }
-                        }
-                    });
                 }
-                if let Some(w) = worker {
-                    crate::timings::span("worker stopped", || w.stop());
+            };
+            if let Some(p) = &progress {
+                p.inc();
+            }
+            let abort = |e: RecordError| {
+                shared.abort.store(true, Ordering::SeqCst);
+                if let Ok(mut a) = aborted.lock() {
+                    a.push((job.index, e));
+                }
+            };
+            // No job is left for this thread: its worker stops
+            // while this submission is stored and graded.
+            let stopping = match next.load(Ordering::SeqCst) >= jobs.len() {
+                true => worker.take(),
+                false => None,
+            };
+            std::thread::scope(|s| {
+                if let Some(w) = stopping {
+                    s.spawn(move || crate::timings::span("worker stopped", || w.stop()));
+                }
+                match result {
+                    Err(e) if e.is_grader_fault() => abort(e),
+                    Err(e) => deliver(job.index, Err(e)),
+                    Ok(Recorded {
+                        source,
+                        path,
+                        store,
+                        output,
+                    }) => {
+                        let outcomes = store.outcomes_for(shared.keys, &source);
+                        // Written beside the grading; one that
+                        // cannot be written still stops the run.
+                        let written = std::thread::scope(|w| {
+                            let written = w.spawn(|| {
+                                crate::timings::STORE_WRITE
+                                    .time(|| case_store::write_store(&path, &store))
+                            });
+                            deliver(job.index, Ok((outcomes, Some(output))));
+                            written.join()
+                        });
+                        match written {
+                            Ok(Ok(())) => {}
+                            Ok(Err(source)) => abort(RecordError::Store { path, source }),
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        }
+                    }
                 }
             });
         }
-    });
+        if let Some(w) = worker {
+            crate::timings::span("worker stopped", || w.stop());
+        }
+    };
+    match worker_count(opts, jobs.len()) {
+        // One worker works on this thread: a thread of its own would first
+        // wait for a core (both are busy as the first job is due) before it
+        // sent that job.
+        1 => work(),
+        n => std::thread::scope(|scope| {
+            for _ in 0..n {
+                scope.spawn(work);
+            }
+        }),
+    }
     if let Some(p) = progress {
         p.finish();
     }
