@@ -155,9 +155,8 @@ pub(super) fn run_jobs(
                 false => None,
             };
             std::thread::scope(|s| {
-                if let Some(w) = stopping {
-                    s.spawn(move || crate::timings::span("worker stopped", || w.stop()));
-                }
+                let lease = &lease;
+                let stopped = stopping.map(|w| s.spawn(move || stop(w, lease)));
                 match result {
                     Err(e) if e.is_grader_fault() => abort(e),
                     Err(e) => deliver(job.index, Err(e)),
@@ -185,10 +184,13 @@ pub(super) fn run_jobs(
                         }
                     }
                 }
+                if let Some(Err(panic)) = stopped.map(|h| h.join()) {
+                    std::panic::resume_unwind(panic);
+                }
             });
         }
         if let Some(w) = worker {
-            crate::timings::span("worker stopped", || w.stop());
+            stop(w, &lease);
         }
     };
     match worker_count(opts, jobs.len()) {
@@ -256,6 +258,16 @@ fn preflight(
     let worker = worker.map_err(|e| SetupError::HarnessDoesNotStart(Box::new(e)))?;
     let _ = shared.sandbox.set(worker.sandbox.clone());
     Ok((lease, worker))
+}
+
+/// Stops a worker; when it left nothing of its uid, its lease says so to
+/// the uid's next worker ([`sandbox::UidLease::mark_clean`]).
+fn stop<E>(worker: Worker, lease: &Result<Option<sandbox::UidLease>, E>) {
+    if crate::timings::span("worker stopped", || worker.stop()) {
+        if let Ok(Some(lease)) = lease {
+            lease.mark_clean();
+        }
+    }
 }
 
 /// A started worker with the uid it runs as.

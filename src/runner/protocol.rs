@@ -136,6 +136,9 @@ pub struct Hello {
 pub struct Init<'a> {
     uid: Option<u32>,
     gid: Option<u32>,
+    /// Nothing of `uid` is left (its last worker ended clean): under
+    /// landlock its start need not reap the uid's leftovers.
+    reaped: bool,
     scratch: String,
     timeout: f64,
     wall: f64,
@@ -163,14 +166,21 @@ struct RLimits {
 }
 
 /// The init line (with its newline, then the visible cases' inputs) for a
-/// worker of `setup` running student code as `uid`, its scratch folder at
+/// worker of `setup` running student code as `uid` (nothing of which is
+/// left when `reaped`), its scratch folder at
 /// `scratch` as the harness sees it.
-pub fn init_line(setup: &Setup, uid: Option<u32>, scratch: &Path) -> Result<Vec<u8>, JsonError> {
+pub fn init_line(
+    setup: &Setup,
+    uid: Option<u32>,
+    reaped: bool,
+    scratch: &Path,
+) -> Result<Vec<u8>, JsonError> {
     let limits = &setup.limits;
     let wall = limits.wall.as_secs_f64();
     let init = Init {
         uid,
         gid: uid,
+        reaped,
         scratch: scratch.to_string_lossy().into_owned(),
         timeout: limits.case_timeout.as_secs_f64(),
         wall,

@@ -51,13 +51,17 @@ pub struct Worker {
     hidden_requests: usize,
     /// What the sandbox's self-test found held, as reports say it.
     pub sandbox: String,
-    // Dropped after the process is killed.
-    _scratch: Option<Scratch>,
+    /// Removed by [`Worker::stop`], else dropped after the process is killed.
+    scratch: Option<Scratch>,
     /// Removed after the process is killed (fields drop after `drop`).
     cgroup: Option<MemoryCgroup>,
 }
 
 const STDERR_TAIL: usize = 4096;
+
+/// The zygote's last line when nothing of the worker uid is left as it ends
+/// (see `harness/zygote.py`, where it is ENDED_CLEAN too).
+pub const ENDED_CLEAN: &str = "autograder zygote: nothing of the worker uid is left\n";
 
 /// A harness process started ([`Worker::spawn`]) but not yet sent its init
 /// line; killed when dropped.
@@ -68,6 +72,9 @@ pub struct Spawned {
     memory_bytes: u64,
     /// The uid its student code runs as, once [`Spawned::leased`].
     uid: Option<u32>,
+    /// Nothing of that uid can be left ([`UidLease::take_clean`]): its
+    /// start need not reap the uid's leftovers.
+    reaped: bool,
     /// The scratch folder as the harness sees it.
     inner_scratch: std::path::PathBuf,
     /// When its process was started (the monotonic clock's seconds).
@@ -88,6 +95,7 @@ impl Spawned {
     /// interpreter starts.
     pub fn leased(mut self, lease: Option<&UidLease>) -> Spawned {
         self.uid = lease.map(|l| l.uid);
+        self.reaped = lease.is_some_and(UidLease::take_clean);
         self
     }
 
@@ -130,6 +138,7 @@ impl Spawned {
         let Spawned {
             mut worker,
             uid,
+            reaped,
             inner_scratch,
             spawned,
             code_cache,
@@ -142,7 +151,7 @@ impl Spawned {
         }
         worker.reply_limit = limits::reply_wait(setup.limits.wall);
         let init = crate::timings::span("init line built", || {
-            protocol::init_line(setup, uid, &inner_scratch)
+            protocol::init_line(setup, uid, reaped, &inner_scratch)
         })
         .map_err(HarnessError::Init)?;
         worker.send(&init)?;
@@ -307,7 +316,7 @@ impl Worker {
             reply_limit: limits::READY_WAIT,
             last_job: false,
             sandbox: String::new(),
-            _scratch: scratch,
+            scratch,
             cgroup,
         };
         if let Err(e) = wrote {
@@ -319,6 +328,7 @@ impl Worker {
             python: python.clone(),
             memory_bytes,
             uid: None,
+            reaped: false,
             inner_scratch,
             spawned,
             hello: None,
@@ -375,15 +385,33 @@ impl Worker {
     /// left of it is killed (as on drop) once its stdout and stderr have
     /// closed (or a line came: none is its to write now), or after
     /// [`limits::STOP_WAIT`] for each.
-    pub fn stop(mut self) {
+    ///
+    /// Returns whether nothing of its uid is left: its zygote said so as it
+    /// ended ([`ENDED_CLEAN`]), it exited 0 and its scratch folder is
+    /// removed ([`UidLease::mark_clean`]).
+    pub fn stop(mut self) -> bool {
+        use mpsc::RecvTimeoutError::Disconnected;
         drop(self.stdin.take());
         // Disconnected: its stdout closed (the supervisor ended).
-        let _ = self.lines.recv_timeout(limits::STOP_WAIT);
+        let out_ended = matches!(
+            self.lines.recv_timeout(limits::STOP_WAIT),
+            Err(Disconnected)
+        );
         // Its stderr closes as the zygote ends, once it has killed whatever
         // was left below it: not killed before that, or what it had not
         // killed yet would outlive the recording (under bwrap, the sandbox's
         // processes would die only after the grader has gone on).
-        let _ = self.stderr_ended.recv_timeout(limits::STOP_WAIT);
+        let err_ended = matches!(
+            self.stderr_ended.recv_timeout(limits::STOP_WAIT),
+            Err(Disconnected)
+        );
+        let said = self
+            .stderr_tail
+            .lock()
+            .is_ok_and(|t| t.ends_with(ENDED_CLEAN.as_bytes()));
+        let exited = out_ended && err_ended && self.child.wait().is_ok_and(|s| s.success());
+        let removed = self.scratch.take().map_or(true, |s| s.remove().is_ok());
+        out_ended && err_ended && said && exited && removed
     }
 
     /// The next job recorded is this worker's last (it is stopped after
@@ -595,7 +623,7 @@ mod tests {
 
     /// The folders of the first job's children (scratch/j<zygote>-1/<n>).
     fn first_job_folders(w: &Worker) -> Vec<std::path::PathBuf> {
-        let scratch = w._scratch.as_ref().expect("rlimits scratch").path.clone();
+        let scratch = w.scratch.as_ref().expect("rlimits scratch").path.clone();
         std::fs::read_dir(&scratch)
             .into_iter()
             .flatten()

@@ -291,11 +291,24 @@ fn a_child_that_stops_reading_its_hidden_inputs_times_out_under_every_tier() {
     }
 }
 
-/// A run that was killed (rlimits) leaves its student processes and files
-/// behind under the worker uid; a later run leasing that uid kills and
-/// removes them before its first submission.
+/// A run that was killed leaves its student processes and files behind
+/// under the worker uid; a later run leasing that uid kills and removes them
+/// before its first submission, under rlimits and landlock alike (landlock
+/// skips that reap only when the uid's last worker ended with nothing of it
+/// left, which a killed run never says).
 #[test]
 fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
+    for tier in [IsolationChoice::Rlimits, IsolationChoice::Landlock] {
+        if tier_or_skip(
+            tier,
+            "a_killed_runs_leftovers_are_gone_before_the_first_submission",
+        ) {
+            check_killed_runs_leftovers(tier);
+        }
+    }
+}
+
+fn check_killed_runs_leftovers(tier: IsolationChoice) {
     use std::os::unix::process::CommandExt;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let lease = match autograder::runner::sandbox::lease_uid() {
@@ -306,7 +319,8 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
         }
     };
     let uid = lease.uid;
-    // What a killed run left: a process and a file of the uid.
+    // What a killed run left: a process and a file of the uid. (Leased and
+    // dropped with no worker ended on it: any mark of a clean end is gone.)
     let mut stale = std::process::Command::new("/bin/sleep")
         .arg("1000")
         .uid(uid)
@@ -320,12 +334,7 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
     let corpus = corpus();
     let subs = submissions(&["whoami"]);
     let work = tempfile::tempdir().unwrap();
-    let results = record(
-        &corpus,
-        &subs,
-        &options(work.path(), 1, 5),
-        IsolationChoice::Rlimits,
-    );
+    let results = record(&corpus, &subs, &options(work.path(), 1, 5), tier);
     let seen = match outcome(recording(&results, "whoami"), "parse_contract_json/hostile") {
         CaseOutcome::Returned { value, .. } => value.to_json().unwrap(),
         other => panic!("{other:?}"),
@@ -341,7 +350,16 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
         );
         return;
     }
-    assert_eq!(seen, json!({"uid": uid, "others": 0, "stale_file": false}));
+    // (Landlock keeps the submission from listing /proc.)
+    let others = match tier {
+        IsolationChoice::Landlock => json!(null),
+        _ => json!(0),
+    };
+    assert_eq!(
+        seen,
+        json!({"uid": uid, "others": others, "stale_file": false}),
+        "under {tier:?}"
+    );
     // Killed before the worker answered ready; collect it (bounded wait).
     let mut status = None;
     for _ in 0..500 {
@@ -355,6 +373,20 @@ fn a_killed_runs_leftovers_are_gone_before_the_first_submission() {
         let _ = stale.kill();
         let _ = stale.wait();
     }
-    assert!(status.is_some(), "the stale process outlived the next run");
-    assert!(!file.exists());
+    assert!(
+        status.is_some(),
+        "the stale process outlived the next run under {tier:?}"
+    );
+    assert!(
+        !file.exists(),
+        "the stale file outlived the next run under {tier:?}"
+    );
+    // That run's worker ended with nothing of the uid left, and said so for
+    // the uid's next one; never under rlimits, whose processes may leave
+    // the zygote's tree.
+    assert_eq!(
+        autograder::runner::sandbox::marked_clean(uid),
+        tier == IsolationChoice::Landlock,
+        "the mark of a clean end under {tier:?}"
+    );
 }

@@ -41,7 +41,8 @@ inherits them; src/runner/protocol.rs):
      (written as the harness starts; compiled while the grader reads its
      corpus, unless boot.py read them as an earlier run compiled them,
      for this interpreter, see _code_tag)
-  -> init  {"cases_bytes": n, "uid", "gid", "scratch",
+  -> init  {"cases_bytes": n, "uid", "gid", "reaped" (nothing of the uid is
+            left: its last worker ended clean), "scratch",
             "limits": {NAME: number} (every limit the harness goes by,
             src/runner/limits.rs), "rlimits": {...}, "timeout", "wall",
             "tier", "read_roots", "must_not_read"}, then n bytes: the

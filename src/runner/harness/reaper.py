@@ -58,8 +58,10 @@ def _reap_at_start():
     Under bwrap every place it could be is this sandbox's own and new (its
     PID and IPC namespaces, /tmp, /dev, /dev/mqueue; the host's shared
     folders are not mounted), so there is nothing to reap and no process of
-    the uid yet."""
-    if INIT["tier"] == "bwrap":
+    the uid yet. Under landlock neither is there when the uid's last worker
+    ended with nothing of it left (the init line's "reaped", which Rust
+    gives only then: see the zygote's end)."""
+    if INIT["tier"] == "bwrap" or (INIT["tier"] == "landlock" and INIT.get("reaped") is True):
         _DIRTY[0] = False
         return
     _reap(None, None, leftovers=True)

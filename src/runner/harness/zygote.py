@@ -4,6 +4,10 @@ child the supervisor asks for, waits for it and kills whatever it left.
 Run in harness.py's namespace by its `_load`, after the run's limits are
 set; it defines names only."""
 
+# Its last line on stderr when nothing of the worker uid is left as it ends
+# (Rust's Worker::stop looks for it: ENDED_CLEAN in src/runner/worker.rs).
+ENDED_CLEAN = "autograder zygote: nothing of the worker uid is left\n"
+
 
 def _serve(sock, supervisor, first):
     """The zygote's loop, once the supervisor runs: tends the first child
@@ -129,7 +133,14 @@ def _zygote(check_r):
     try:
         _serve(zsock, spid, first)
     finally:
-        _kill_until_none(lambda: _children(_getpid()), _wait_each, STRAYS_SECONDS)
+        none_left = _kill_until_none(lambda: _children(_getpid()), _wait_each, STRAYS_SECONDS)
+    # Under landlock and bwrap every process of the worker uid descends from
+    # this one, and the uid can make nothing (no file, no IPC object) that
+    # outlives it but in the worker's scratch: with none left below it,
+    # nothing of the uid is left, which Rust passes on to the uid's next
+    # worker (src/runner/sandbox/uid.rs) once it has removed that scratch.
+    if none_left and INIT["tier"] in ("landlock", "bwrap"):
+        _stderr.write(ENDED_CLEAN)
     # Its stderr closes with it: Rust waits for that before it kills what
     # is left of the worker (Worker::stop). Nothing else is left to do.
     try:

@@ -16,7 +16,7 @@ pub use bwrap::{bwrap_self_test, BwrapError, BWRAP_CHECK, TMPFS_BYTES};
 pub use command::{harness_command, Handed};
 pub use error::SandboxError;
 pub use python::{Facts, Python, PythonError, DEFAULT_PYTHON, MIN_PYTHON, PROBE, PYTHON_FLAGS};
-pub use uid::{lease_uid, Scratch, UidLease, FIRST_UID, UID_RANGE};
+pub use uid::{lease_uid, marked_clean, Scratch, UidLease, FIRST_UID, UID_RANGE};
 
 use std::process::Command;
 use std::time::Duration;
