@@ -273,9 +273,11 @@ class _Run:
                         # Cases a second since the last read that made progress.
                         elapsed = now - st["since"]
                         st["rate"] = st["pace"] / elapsed if elapsed > 0 else 0.0
-                        # Once "D" is in, the answer holds what a part would:
-                        # Rust reads its outcomes at once, on every core.
-                        if not st["finished"]:
+                        # Once "D" of a worker's last job is in, the answer
+                        # holds what a part would: Rust, with nothing else
+                        # to do, reads its outcomes at once on every core
+                        # (beside a next job, the part is read while it runs).
+                        if not (st["finished"] and self.last):
                             self.send_part(st)
                         st["since"] = _monotonic()
                         st["cpu"] = _proc_cpu(cpid)
