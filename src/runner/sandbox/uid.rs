@@ -41,6 +41,20 @@ const NOT_CLEAN: u8 = 1;
 const LEFT_CLEAN: u8 = 2;
 
 impl UidLease {
+    /// The lease of `uid` over its lock file `lock`, just locked, in a
+    /// folder only root may write when `trusted`: the mark it holds taken.
+    fn held(uid: u32, mut lock: File, trusted: bool) -> UidLease {
+        let found = match take_mark(&mut lock, trusted) {
+            true => FOUND_CLEAN,
+            false => NOT_CLEAN,
+        };
+        UidLease {
+            uid,
+            lock,
+            clean: AtomicU8::new(found),
+        }
+    }
+
     /// Whether nothing of the uid is left as a worker starts on it: the
     /// last worker on it (this lease's, or its last holder's) ended with
     /// nothing left. Taken: until this worker too ends so
@@ -108,7 +122,7 @@ pub fn lease_uid() -> Result<Option<UidLease>, SandboxError> {
             continue;
         }
         let path = dir.join(format!("{uid}.lock"));
-        let Ok(mut file) = std::fs::OpenOptions::new()
+        let Ok(file) = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
@@ -120,15 +134,7 @@ pub fn lease_uid() -> Result<Option<UidLease>, SandboxError> {
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a file descriptor we own.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            let found = match take_mark(&mut file, trusted) {
-                true => FOUND_CLEAN,
-                false => NOT_CLEAN,
-            };
-            return Ok(Some(UidLease {
-                uid,
-                lock: file,
-                clean: AtomicU8::new(found),
-            }));
+            return Ok(Some(UidLease::held(uid, file, trusted)));
         }
     }
     Err(SandboxError::NoFreeUid {
@@ -221,23 +227,16 @@ pub fn marked_clean(uid: u32) -> bool {
 mod tests {
     use super::*;
 
-    /// A lease over `file` as lease_uid makes it (the mark taken).
+    /// A lease over `file` as lease_uid makes it, and whether it found the mark.
     fn lease_over(file: &Path, trusted: bool) -> (UidLease, bool) {
-        let mut lock = std::fs::OpenOptions::new()
+        let lock = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open(file)
             .unwrap();
-        let found = take_mark(&mut lock, trusted);
-        let clean = AtomicU8::new(if found { FOUND_CLEAN } else { NOT_CLEAN });
-        (
-            UidLease {
-                uid: FIRST_UID,
-                lock,
-                clean,
-            },
-            found,
-        )
+        let lease = UidLease::held(FIRST_UID, lock, trusted);
+        let found = lease.clean.load(Ordering::SeqCst) == FOUND_CLEAN;
+        (lease, found)
     }
 
     /// The mark passes from a lease whose last worker ended clean to the
