@@ -17,7 +17,10 @@
 //! `autograder grade --main-py-only` of the model solution, every case,
 //! from an empty work dir, against one fresh `python3 -B
 //! scripts/bench/run_calls.py` running the same calls on the same main.py;
-//! 7 alternating pairs per tier (bwrap, landlock), medians and their ratio.
+//! 7 alternating pairs per tier (bwrap, landlock), medians and their ratio,
+//! and under landlock the CPU time each used (user and system, of every
+//! process of the run as it was reaped: on two cores `grade`'s processes
+//! together use about three times python3's).
 
 use autograder::runner::{IsolationChoice, Python, RecordOptions, Request, Tuning};
 use autograder::submission::discover;
@@ -222,20 +225,26 @@ fn latency(root: &Path) {
     );
     let calls = dir.path().join("calls.marshal");
     let run_calls = root.join("scripts/bench/run_calls.py");
-    let timed = |cmd: &mut Command, what: &str| -> f64 {
+    let timed = |cmd: &mut Command, what: &str| -> Run {
+        use std::io::Read;
         let t = Instant::now();
-        let out = cmd
+        // Reaped by `reap` (wait4), which also gives its CPU time.
+        #[allow(clippy::zombie_processes)]
+        let mut child = cmd
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .output()
+            .spawn()
             .expect(what);
+        let mut stderr = Vec::new();
+        let _ = child.stderr.take().map(|mut e| e.read_to_end(&mut stderr));
+        let (status, cpu) = reap(child.id());
         let took = t.elapsed().as_secs_f64();
         assert!(
-            out.status.success(),
+            status == 0,
             "{what} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+            String::from_utf8_lossy(&stderr)
         );
-        took
+        Run { wall: took, cpu }
     };
     let fresh = || {
         timed(
@@ -258,9 +267,9 @@ fn latency(root: &Path) {
             .join(" ")
     );
     println!(
-        "| tier | `grade` (median) | fresh python3 (median) | ratio | CPU time the host took |"
+        "| tier | `grade` (median) | fresh python3 (median) | ratio | CPU time used: `grade` / python3 (medians) | CPU time the host took |"
     );
-    println!("|---|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|");
     for tier in [IsolationChoice::Bwrap, IsolationChoice::Landlock] {
         if let Err(e) = tier.resolve(&python) {
             println!("| {} | not measured: {e} | | |", tier.name());
@@ -285,18 +294,33 @@ fn latency(root: &Path) {
         fresh();
         let stolen = Steal::now();
         let (mut graded, mut pythons) = (Vec::new(), Vec::new());
+        let (mut graded_cpu, mut pythons_cpu) = (Vec::new(), Vec::new());
         for i in 0..PAIRS {
-            if i % 2 == 0 {
-                graded.push(grade());
-                pythons.push(fresh());
+            let (g, p) = if i % 2 == 0 {
+                let g = grade();
+                (g, fresh())
             } else {
-                pythons.push(fresh());
-                graded.push(grade());
-            }
+                let p = fresh();
+                (grade(), p)
+            };
+            graded.push(g.wall);
+            graded_cpu.push(g.cpu);
+            pythons.push(p.wall);
+            pythons_cpu.push(p.cpu);
         }
         let (g, p) = (median(&mut graded), median(&mut pythons));
+        // Under bwrap the sandbox's processes are not reaped into the
+        // grader's usage: only the landlock tier's CPU time is whole.
+        let cpu = match tier {
+            IsolationChoice::Landlock => format!(
+                "{:.0} ms / {:.0} ms",
+                median(&mut graded_cpu) * 1e3,
+                median(&mut pythons_cpu) * 1e3
+            ),
+            _ => "not counted".to_string(),
+        };
         println!(
-            "| {} | {:.0} ms | {:.0} ms | {:.1}× | {} |",
+            "| {} | {:.0} ms | {:.0} ms | {:.1}× | {cpu} | {} |",
             tier.name(),
             g * 1e3,
             p * 1e3,
@@ -316,6 +340,36 @@ fn latency(root: &Path) {
             ms(&pythons)
         );
     }
+}
+
+/// One timed run: its wall time and the CPU time (user and system) of
+/// every process of it that was reaped, seconds.
+struct Run {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Waits for the child `pid`: its exit code (-1 when a signal ended it)
+/// and the CPU time it and its reaped descendants used, seconds.
+fn reap(pid: u32) -> (i32, f64) {
+    let mut status = 0;
+    // SAFETY: rusage is plain data, filled by wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let got = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(
+        got,
+        pid as libc::pid_t,
+        "wait4: {}",
+        std::io::Error::last_os_error()
+    );
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
 
 /// The machine's CPU time counters (/proc/stat): on a virtual machine the
