@@ -17,8 +17,9 @@
 //! `autograder grade --main-py-only` of the model solution, every case,
 //! from an empty work dir, against one fresh `python3 -B
 //! scripts/bench/run_calls.py` running the same calls on the same main.py;
-//! 7 alternating pairs per tier (bwrap, landlock), medians and their ratio,
-//! and under landlock the CPU time each used (user and system, of every
+//! 7 alternating pairs per tier (bwrap, landlock; `AUTOGRADER_BENCH_PAIRS`
+//! sets another number), medians and their ratio, the median of each
+//! pair's own ratio, and under landlock the CPU time each used (user and system, of every
 //! process of the run as it was reaped: on two cores `grade`'s processes
 //! together use about three times python3's).
 
@@ -179,13 +180,20 @@ fn rate(count: usize, took: Duration) -> f64 {
     count as f64 / took.as_secs_f64().max(1e-9)
 }
 
-/// Pairs per tier in the latency bench.
+/// Pairs per tier in the latency bench, as the issue's measure has it
+/// (`AUTOGRADER_BENCH_PAIRS` sets another number: more rounds hold up
+/// better against this machine's drift).
 const PAIRS: usize = 7;
 
 /// `-- latency`: one submission graded end to end against one fresh python3
 /// running the same calls (see the top of this file).
 fn latency(root: &Path) {
     use std::process::{Command, Stdio};
+    let pairs: usize = std::env::var("AUTOGRADER_BENCH_PAIRS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(PAIRS);
     let bin = env!("CARGO_BIN_EXE_autograder");
     let python = Python::find(None).expect("a CPython 3.8+ to record with");
     let dir = tempfile::tempdir().expect("temp dir");
@@ -259,7 +267,7 @@ fn latency(root: &Path) {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "== one submission end to end: the model solution, {cases_count} cases, {}, \
-         {PAIRS} alternating pairs per tier (load average {})",
+         {pairs} alternating pairs per tier (load average {})",
         python.label(),
         load.split_whitespace()
             .take(3)
@@ -267,9 +275,9 @@ fn latency(root: &Path) {
             .join(" ")
     );
     println!(
-        "| tier | `grade` (median) | fresh python3 (median) | ratio | CPU time used: `grade` / python3 (medians) | CPU time the host took |"
+        "| tier | `grade` (median) | fresh python3 (median) | ratio | ratio round by round (median) | CPU time used: `grade` / python3 (medians) | CPU time the host took |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for tier in [IsolationChoice::Bwrap, IsolationChoice::Landlock] {
         if let Err(e) = tier.resolve(&python) {
             println!("| {} | not measured: {e} | | |", tier.name());
@@ -295,7 +303,7 @@ fn latency(root: &Path) {
         let stolen = Steal::now();
         let (mut graded, mut pythons) = (Vec::new(), Vec::new());
         let (mut graded_cpu, mut pythons_cpu) = (Vec::new(), Vec::new());
-        for i in 0..PAIRS {
+        for i in 0..pairs {
             let (g, p) = if i % 2 == 0 {
                 let g = grade();
                 (g, fresh())
@@ -308,6 +316,9 @@ fn latency(root: &Path) {
             pythons.push(p.wall);
             pythons_cpu.push(p.cpu);
         }
+        // Each pair's own ratio: the machine's drift between pairs cancels.
+        let mut rounds: Vec<f64> = graded.iter().zip(&pythons).map(|(g, p)| g / p).collect();
+        let by_round = median(&mut rounds);
         let (g, p) = (median(&mut graded), median(&mut pythons));
         // Under bwrap the sandbox's processes are not reaped into the
         // grader's usage: only the landlock tier's CPU time is whole.
@@ -320,7 +331,7 @@ fn latency(root: &Path) {
             _ => "not counted".to_string(),
         };
         println!(
-            "| {} | {:.0} ms | {:.0} ms | {:.1}× | {cpu} | {} |",
+            "| {} | {:.0} ms | {:.0} ms | {:.1}× | {by_round:.2}× | {cpu} | {} |",
             tier.name(),
             g * 1e3,
             p * 1e3,
