@@ -19,9 +19,8 @@
 //! scripts/bench/run_calls.py` running the same calls on the same main.py;
 //! 7 alternating pairs per tier (bwrap, landlock; `AUTOGRADER_BENCH_PAIRS`
 //! sets another number), medians and their ratio, the median of each
-//! pair's own ratio, and under landlock the CPU time each used (user and system, of every
-//! process of the run as it was reaped: on two cores `grade`'s processes
-//! together use about three times python3's).
+//! pair's own ratio, and under landlock the CPU time each used (user and
+//! system, of every process of the run as it was reaped).
 
 use autograder::runner::{IsolationChoice, Python, RecordOptions, Request, Tuning};
 use autograder::submission::discover;
@@ -280,7 +279,7 @@ fn latency(root: &Path) {
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for tier in [IsolationChoice::Bwrap, IsolationChoice::Landlock] {
         if let Err(e) = tier.resolve(&python) {
-            println!("| {} | not measured: {e} | | |", tier.name());
+            println!("| {} | not measured: {e} | | | | | |", tier.name());
             continue;
         }
         let grade = || {
