@@ -19,11 +19,14 @@ fn main() {
     unsafe { libc::_exit(code) }
 }
 
-/// mimalloc asks for transparent huge pages on its arenas: every first
-/// touch of one then zeroes 2 MiB (and, where the kernel compacts on
-/// demand, may wait for it), for a heap of a few MiB a thread. A run this
-/// short gains nothing from them: they are turned off for this process
-/// (its children inherit the flag; CPython never asks for them).
+/// Transparent huge pages: every first touch of one zeroes 2 MiB (and,
+/// where the kernel compacts on demand, may wait for it), for a heap of a
+/// few MiB a thread; a run this short gains nothing from them. mimalloc's
+/// own request for them (`MADV_HUGEPAGE` on the arena it reserves before
+/// `main`) is compiled out (its `no_thp` feature): the flag below comes too
+/// late for that arena's first pages. The flag turns them off for the rest
+/// of this process where the system would use them unasked (its children
+/// inherit it; CPython never asks for them).
 fn no_huge_pages() {
     // SAFETY: PR_SET_THP_DISABLE only sets a flag of this process; a kernel
     // without it (before 3.15) refuses, and nothing changes.
