@@ -170,8 +170,9 @@ pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
 /// ahead in it for the first worker.
 ///
 /// The reference core's outcome of every case is computed beside the
-/// recording (so that a student's one submission waits for neither), then
-/// given to `check` (the corpus's pins, say): its error fails the session.
+/// recording (so that a student's one submission waits for neither; on one
+/// thread when a harness is starting, on every core otherwise), then given
+/// to `check` (the corpus's pins, say): its error fails the session.
 /// No submission is graded before both are done.
 pub fn record_and_grade(
     corpus: &Corpus,
@@ -214,8 +215,9 @@ pub fn record_and_grade(
         s.spawn(|| {
             // Set whatever happens, even a panic: graders wait for it.
             let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::timings::span("expected outcomes computed", || {
-                    grade::expected_outcomes(corpus)
+                crate::timings::span("expected outcomes computed", || match env {
+                    Some(_) => grade::expected_outcomes_on_this_thread(corpus),
+                    None => grade::expected_outcomes(corpus),
                 })
             }));
             expected.set(match computed {
