@@ -215,9 +215,12 @@ pub fn record_and_grade(
         s.spawn(|| {
             // Set whatever happens, even a panic: graders wait for it.
             let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::timings::span("expected outcomes computed", || match env {
-                    Some(_) => grade::expected_outcomes_on_this_thread(corpus),
-                    None => grade::expected_outcomes(corpus),
+                crate::timings::span("expected outcomes computed", || {
+                    if env.is_some() {
+                        grade::expected_outcomes_on_this_thread(corpus)
+                    } else {
+                        grade::expected_outcomes(corpus)
+                    }
                 })
             }));
             expected.set(match computed {

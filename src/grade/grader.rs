@@ -40,7 +40,9 @@ pub fn expected_outcomes(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
 /// [`expected_outcomes`] on the calling thread alone: beside a harness that
 /// is starting (a submission's first case waits on it, not on these), which
 /// then keeps the other core to itself.
-pub fn expected_outcomes_on_this_thread(corpus: &Corpus) -> Result<Vec<Outcome>, GradeError> {
+pub(crate) fn expected_outcomes_on_this_thread(
+    corpus: &Corpus,
+) -> Result<Vec<Outcome>, GradeError> {
     corpus.cases.iter().map(expected_outcome).collect()
 }
 

@@ -18,9 +18,8 @@ pub mod verdict;
 pub use audience::{hidden_case_name, hidden_reason};
 pub(crate) use details::cases_of;
 pub use details::CaseGradeStorage;
-pub use grader::{
-    expected_outcomes, expected_outcomes_on_this_thread, grade_recordings, GradeError, Grader,
-};
+pub(crate) use grader::expected_outcomes_on_this_thread;
+pub use grader::{expected_outcomes, grade_recordings, GradeError, Grader};
 pub use model::{
     intern, Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure,
     HeldShards, MatcherInfo, RecordingInfo, Status, SubmissionGrade,
