@@ -30,7 +30,7 @@ pub type CallCheck<'a> =
     &'a dyn Fn(&str, &[PyValue], &[(String, PyValue)]) -> Result<(), crate::reference::CallError>;
 
 /// Whether students see a case's input when it fails.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     Visible,
@@ -76,6 +76,15 @@ pub struct Case {
     /// Where the case is written, for error messages.
     pub file: PathBuf,
     pub line: usize,
+}
+
+/// The process a case runs in: its checkpoint's cases of its visibility run
+/// in one process of their own, in corpus order, whatever else a run
+/// selects (a call's outcome may depend on the calls before it in its
+/// process; hidden cases run after every visible one, so no visible result
+/// can carry a hidden input).
+pub fn process_group(case: &Case) -> (&str, Visibility) {
+    (&case.checkpoint, case.visibility)
 }
 
 impl Case {

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The `format` of every store file this grader writes and reads.
-pub const STORE_FORMAT: &str = "autograder-store/3";
+pub const STORE_FORMAT: &str = "autograder-store/4";
 /// What a store file starts with: then the length of its bincode (u32, little
 /// endian) and that bincode as one LZ4 block (lz4_flex's
 /// `compress_prepend_size`). Outcomes are JSON text that repeats itself (an
@@ -29,18 +29,19 @@ pub const STORE_FORMAT: &str = "autograder-store/3";
 /// a fifth of its bincode; LZ4 because it costs less CPU than the bytes it
 /// saves the kernel to write and read (a store is written once per session
 /// and read by every grade).
-const STORE_MAGIC: &[u8; 8] = b"agstore3";
+const STORE_MAGIC: &[u8; 8] = b"agstore4";
 /// Largest store file read, and largest bincode one unpacks to (like a
 /// recording, it is bounded by what one submission may record).
 const MAX_STORE_BYTES: u64 = super::recording_file::MAX_RECORDING_BYTES;
 
-/// A case's key: what makes its call, hashed (16 bytes of sha256 over the
-/// function and the tagged JSON of its arguments). Its id, tags, weight and
-/// visibility are not in it: renaming a case does not re-record it.
+/// A case's key: what its outcome depends on, hashed (16 bytes of sha256
+/// over its process group's inputs, in order, and its place in that group;
+/// see [`keys_of`]). Its id, tags and weight are not in it: renaming a case
+/// does not re-record it.
 pub type CaseKey = [u8; 16];
 
 /// Every case's input as the harness reads it ([`case_input`]) and its key
-/// (16 bytes of sha256 over that input),
+/// ([`keys_of`]),
 /// in corpus order: encoded once per run, for the store and the harness.
 pub struct CaseInputs {
     pub each: Vec<String>,
@@ -51,7 +52,7 @@ impl CaseInputs {
     pub fn of(corpus: &Corpus) -> CaseInputs {
         use rayon::prelude::*;
         let each: Vec<String> = corpus.cases.par_iter().map(case_input).collect();
-        let keys = each.iter().map(|input| key_of(input)).collect();
+        let keys = keys_of(&corpus.cases, &each);
         CaseInputs { each, keys }
     }
 }
@@ -83,12 +84,37 @@ impl<'a> CaseInput<'a> {
     }
 }
 
-/// A case's key from its input: the first 16 bytes of its sha256.
-fn key_of(input: &str) -> CaseKey {
-    let digest = Sha256::digest(input.as_bytes());
-    let mut key = [0; 16];
-    key.copy_from_slice(&digest[..16]);
-    key
+/// Each case's key (`inputs[i]` is `cases[i]`'s [`case_input`]). A case's
+/// outcome depends on the calls made before it in its process (a module's
+/// state), so its key is its process group's inputs, in the order they run,
+/// and its place among them: the cases of one checkpoint and visibility run
+/// in a process of their own, in corpus order ([`crate::corpus::process_group`]),
+/// so an edit to a checkpoint's cases re-records that group, and a group's
+/// outcomes are the same whichever assignments a run selects.
+pub fn keys_of(cases: &[crate::corpus::Case], inputs: &[String]) -> Vec<CaseKey> {
+    let mut groups: std::collections::HashMap<_, Vec<usize>> = Default::default();
+    for (i, case) in cases.iter().enumerate() {
+        groups
+            .entry(crate::corpus::process_group(case))
+            .or_default()
+            .push(i);
+    }
+    let mut keys = vec![[0; 16]; cases.len()];
+    for members in groups.values() {
+        let mut group = Sha256::new();
+        for &i in members {
+            group.update((inputs[i].len() as u64).to_le_bytes());
+            group.update(inputs[i].as_bytes());
+        }
+        let group = group.finalize();
+        for (place, &i) in members.iter().enumerate() {
+            let mut h = Sha256::new();
+            h.update(group);
+            h.update((place as u64).to_le_bytes());
+            keys[i].copy_from_slice(&h.finalize()[..16]);
+        }
+    }
+    keys
 }
 
 /// The keys of the course's cases that a selection of assignments left out
@@ -99,11 +125,8 @@ pub fn other_keys(corpus: &Corpus) -> Vec<CaseKey> {
     let Some(selection) = &corpus.selection else {
         return Vec::new();
     };
-    selection
-        .others
-        .par_iter()
-        .map(|c| key_of(&case_input(c)))
-        .collect()
+    let inputs: Vec<String> = selection.others.par_iter().map(case_input).collect();
+    keys_of(&selection.others, &inputs)
 }
 
 /// Where a recording was made: what an outcome depends on besides the
@@ -115,6 +138,10 @@ pub struct Made {
     pub isolation: String,
     /// What the sandbox's self-test found held.
     pub sandbox: String,
+    /// The limits the cases ran under (`--case-timeout` among them; see
+    /// `runner::setup::Limits::shaping`): a timeout, or a pass, holds only
+    /// under the limits that shaped it.
+    pub limits: String,
 }
 
 impl Made {
@@ -122,7 +149,11 @@ impl Made {
     /// self-test's words are not part of it: they describe, not decide).
     fn tag(&self) -> String {
         let digest = Sha256::digest(
-            format!("{}\0{}\0{}", self.harness, self.python, self.isolation).as_bytes(),
+            format!(
+                "{}\0{}\0{}\0{}",
+                self.harness, self.python, self.isolation, self.limits
+            )
+            .as_bytes(),
         );
         hex::encode(&digest[..8])
     }
@@ -161,6 +192,7 @@ impl<S: AsRef<str>> StoreFile<S> {
             && self.made.harness == made.harness
             && self.made.python == made.python
             && self.made.isolation == made.isolation
+            && self.made.limits == made.limits
             && self.outcomes.windows(2).all(|w| w[0].0 < w[1].0)
     }
 
@@ -523,6 +555,7 @@ mod tests {
             python: "3.11.2".into(),
             isolation: "none".into(),
             sandbox: String::new(),
+            limits: "case_timeout=2s".into(),
         }
     }
 

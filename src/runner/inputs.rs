@@ -8,7 +8,9 @@ use crate::value::marshal;
 /// inputs only to a submission's supervisor once all its visible cases are
 /// answered (see `worker::Worker::record`), so no visible result can carry a
 /// hidden input. The harness runs the visible cases first, then the hidden
-/// ones, each in corpus order: `order[k]` is the corpus index of the k-th.
+/// ones, each in corpus order with the cases of one process group
+/// ([`crate::corpus::process_group`]) together: `order[k]` is the corpus
+/// index of the k-th, and `group[k]` its group.
 ///
 /// Each case's input is [`case_tuple`]'s; a list of them is what the
 /// harness calls them from.
@@ -24,6 +26,9 @@ pub(crate) struct Inputs {
     pub order: Vec<usize>,
     /// `position[i]`: where corpus case `i` stands in `order`.
     pub position: Vec<usize>,
+    /// `group[k]`: the process group of the k-th case run (numbered from 0
+    /// in `order`'s order; each group's cases are consecutive there).
+    pub group: Vec<usize>,
 }
 
 impl Inputs {
@@ -31,9 +36,29 @@ impl Inputs {
     pub(crate) fn of(corpus: &Corpus) -> Inputs {
         use crate::corpus::Visibility;
         use rayon::prelude::*;
-        let (visible, hidden): (Vec<usize>, Vec<usize>) = (0..corpus.cases.len())
+        let (mut visible, mut hidden): (Vec<usize>, Vec<usize>) = (0..corpus.cases.len())
             .partition(|&i| corpus.cases[i].visibility == Visibility::Visible);
+        // Each group's cases together (a stable sort: corpus order within
+        // it), the groups in the order they first appear.
+        let mut first_seen = std::collections::HashMap::new();
+        for (i, case) in corpus.cases.iter().enumerate() {
+            first_seen
+                .entry(crate::corpus::process_group(case))
+                .or_insert(i);
+        }
+        let first = |&i: &usize| first_seen[&crate::corpus::process_group(&corpus.cases[i])];
+        visible.sort_by_key(first);
+        hidden.sort_by_key(first);
         let order: Vec<usize> = visible.iter().chain(&hidden).copied().collect();
+        let mut group = Vec::with_capacity(order.len());
+        for (k, &i) in order.iter().enumerate() {
+            let same = k > 0 && first(&order[k - 1]) == first(&i);
+            group.push(match group.last() {
+                Some(&g) if same => g,
+                Some(&g) => g + 1,
+                None => 0,
+            });
+        }
         let each: Vec<Vec<u8>> = order
             .par_iter()
             .map(|&i| case_tuple(&corpus.cases[i]))
@@ -48,6 +73,7 @@ impl Inputs {
             visible_count: visible.len(),
             order,
             position,
+            group,
         }
     }
 

@@ -544,6 +544,8 @@ fn record_each(
 ) -> Result<(), RecordError> {
     let (corpus, submissions, opts) = (request.corpus, request.submissions, request.options);
     let keys = &cases.keys[..];
+    // Only what the store keys by (`workers` is not).
+    let limits = setup::Limits::of(opts, tuning, 1);
     use rayon::prelude::*;
     let Some(env) = env else {
         // Only shipped recordings and unusable folders need no sandbox.
@@ -570,7 +572,7 @@ fn record_each(
             if !opts.use_cache || inside(&opts.work_dir, &sub.dir) {
                 return Some(job);
             }
-            from_store(job, keys, opts, env, deliver)
+            from_store(job, keys, &limits, opts, env, deliver)
         })
         .collect();
     // A source several submissions share is recorded once: the first of
@@ -584,7 +586,7 @@ fn record_each(
     pool::run_jobs(request, cases, &first, tuning, env, deliver)?;
     let left: Vec<Job> = again
         .into_par_iter()
-        .filter_map(|job| from_store(job, keys, opts, env, deliver))
+        .filter_map(|job| from_store(job, keys, &limits, opts, env, deliver))
         .collect();
     pool::run_jobs(request, cases, &left, tuning, env, deliver)
 }
@@ -619,6 +621,7 @@ fn not_run(corpus: &Corpus, sub: &Submission) -> Delivered {
 fn from_store(
     job: Job,
     keys: &[CaseKey],
+    limits: &setup::Limits,
     opts: &RecordOptions,
     env: &Environment,
     deliver: &(dyn Fn(usize, Delivered) + Sync),
@@ -626,7 +629,7 @@ fn from_store(
     let loaded = crate::timings::STORE_LOAD.time(|| {
         let source = read_source(&job.path)?;
         let sha256 = hex::encode(Sha256::digest(&source));
-        let made = made(env, "");
+        let made = made(env, "", limits);
         let path = case_store::store_path(&opts.work_dir, &sha256, &made);
         Ok(case_store::load(&path, &sha256, &made, keys, &source).map_err(|m| (m, sha256)))
     });
@@ -650,12 +653,13 @@ fn from_store(
 
 /// Where outcomes recorded in `env` were made (`sandbox`: what the
 /// self-test found held).
-pub(crate) fn made(env: &Environment, sandbox: &str) -> Made {
+pub(crate) fn made(env: &Environment, sandbox: &str, limits: &setup::Limits) -> Made {
     Made {
         harness: harness_version().to_string(),
         python: env.python.version.clone(),
         isolation: env.isolation.name().to_string(),
         sandbox: sandbox.to_string(),
+        limits: limits.shaping(),
     }
 }
 

@@ -3,7 +3,6 @@
 //! is retried once on a fresh worker, and a second one stops the run.
 
 use super::inputs::Inputs;
-use super::limits;
 use super::sandbox::{self, UidLease};
 use super::setup::{Limits, Setup};
 use super::worker::Worker;
@@ -72,9 +71,6 @@ pub(super) fn run_jobs(
         return Ok(());
     }
     let (corpus, opts) = (request.corpus, request.options);
-    let wall = tuning
-        .wall_limit
-        .unwrap_or_else(|| limits::wall(opts.case_timeout));
     let shared = Shared {
         setup: Setup {
             isolation: env.isolation,
@@ -82,15 +78,7 @@ pub(super) fn run_jobs(
             must_not_read: crate::timings::span("files the self-test must not read", || {
                 must_not_read(corpus)
             }),
-            limits: Limits {
-                case_timeout: opts.case_timeout,
-                wall,
-                memory_bytes: tuning.memory_bytes,
-                file_bytes: limits::FILE_BYTES,
-                open_files: limits::OPEN_FILES,
-                processes: limits::PROCESSES,
-                workers: worker_count(opts, jobs.len()),
-            },
+            limits: Limits::of(opts, tuning, worker_count(opts, jobs.len())),
             inputs: Inputs::of(corpus),
             warm: tuning.warm_imports,
             code_cache: tuning.code_cache.clone(),
@@ -304,7 +292,7 @@ fn record_one(
         w.last_job();
     }
     let sandbox = shared.sandbox.get_or_init(|| w.sandbox.clone()).clone();
-    let made = made(shared.env, &sandbox);
+    let made = made(shared.env, &sandbox, &shared.setup.limits);
     let path = case_store::store_path(&shared.opts.work_dir, &sha256, &made);
     // Only some cases missing: the store has the others, and main.py compiled.
     let stored = match &job.missing {

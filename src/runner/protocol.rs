@@ -216,18 +216,24 @@ struct JobLine<'a> {
     visible: Option<&'a [usize]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hidden: Option<usize>,
+    /// How many cases each process runs, in order (without it, one runs all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<&'a [usize]>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     last: bool,
 }
 
 /// The lines that give the harness one submission: `source`, the `pyc`
 /// compiled before (if any), for a subset the positions of its visible
-/// cases and how many hidden cases it runs, and whether it is the worker's
-/// `last` job (see [`super::worker::Worker::last_job`]).
+/// cases and how many hidden cases it runs, how many cases each of its
+/// processes runs (`groups`, in order; see [`crate::corpus::process_group`]),
+/// and whether it is the worker's `last` job (see
+/// [`super::worker::Worker::last_job`]).
 pub fn job_lines(
     source: &[u8],
     pyc: Option<&str>,
     subset: Option<(&[usize], usize)>,
+    groups: &[usize],
     last: bool,
 ) -> String {
     let job = JobLine {
@@ -235,6 +241,7 @@ pub fn job_lines(
         pyc_hex: pyc,
         visible: subset.map(|(visible, _)| visible),
         hidden: subset.map(|(_, hidden)| hidden),
+        groups: (groups.len() > 1).then_some(groups),
         last,
     };
     // Serializing strings and numbers cannot fail.
@@ -387,12 +394,12 @@ mod tests {
     #[test]
     fn a_job_line_holds_exactly_what_it_is_given() {
         assert_eq!(
-            job_lines(b"x", None, None, false),
+            job_lines(b"x", None, None, &[3], false),
             "job\n{\"source_hex\":\"78\"}\n"
         );
         assert_eq!(
-            job_lines(b"", Some("00ff"), Some((&[0, 2], 1)), true),
-            "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1,\"last\":true}\n"
+            job_lines(b"", Some("00ff"), Some((&[0, 2], 1)), &[2, 1], true),
+            "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1,\"groups\":[2,1],\"last\":true}\n"
         );
     }
 

@@ -23,6 +23,39 @@ pub struct Limits {
     pub workers: usize,
 }
 
+impl Limits {
+    /// A run's limits for `opts` and `tuning`, with `workers` recording at once.
+    pub fn of(opts: &super::RecordOptions, tuning: &super::Tuning, workers: usize) -> Limits {
+        Limits {
+            case_timeout: opts.case_timeout,
+            wall: tuning
+                .wall_limit
+                .unwrap_or_else(|| super::limits::wall(opts.case_timeout)),
+            memory_bytes: tuning.memory_bytes,
+            file_bytes: super::limits::FILE_BYTES,
+            open_files: super::limits::OPEN_FILES,
+            processes: super::limits::PROCESSES,
+            workers,
+        }
+    }
+
+    /// The limits an outcome depends on, as the store keys it (a timeout
+    /// at 0.3 s is not one at 2 s). Not `workers`: where the worker's
+    /// processes share a count with the others, the harness counts them
+    /// apart, so a submission's own limit is the same.
+    pub fn shaping(&self) -> String {
+        format!(
+            "case_timeout={:?} wall={:?} memory={} file={} open_files={} processes={}",
+            self.case_timeout,
+            self.wall,
+            self.memory_bytes,
+            self.file_bytes,
+            self.open_files,
+            self.processes
+        )
+    }
+}
+
 /// What a worker needs to start: the isolation, the limits and the cases'
 /// inputs (tagged JSON, never expected outcomes), shared by all workers.
 pub struct Setup {

@@ -454,12 +454,16 @@ impl Worker {
             .subset
             .as_ref()
             .map(|(visible, hidden)| (visible.as_slice(), hidden.len()));
-        let job = protocol::job_lines(source, pyc, subset, self.last_job);
+        let job = protocol::job_lines(source, pyc, subset, &plan.groups, self.last_job);
         self.send(job.as_bytes())?;
+        // Each process has the submission's wall budget: the reply may
+        // take that long for each, with no line between.
+        let reply_wait =
+            self.reply_limit * u32::try_from(plan.groups.len().max(1)).unwrap_or(u32::MAX);
         let mut admitting = admission::Admitting::new(plan.order.len());
         let mut hidden_sent = false;
         let line = loop {
-            let line = self.receive(self.reply_limit)?;
+            let line = self.receive(reply_wait)?;
             if !hidden_sent && line.trim_end() == HIDDEN_REQUEST {
                 self.hidden_requests += 1;
                 let hidden = match &plan.subset {
@@ -673,9 +677,72 @@ mod tests {
             vec![
                 ("v0".into(), json!(["v0", ["v0"]])),
                 ("v1".into(), json!(["v1", ["v0", "v1"]])),
-                ("h0".into(), json!(["h0", ["v0", "v1", "h0"]])),
+                // The hidden cases are a process group of their own.
+                ("h0".into(), json!(["h0", ["h0"]])),
             ]
         );
+    }
+
+    /// Each process group (a checkpoint's visible cases, its hidden ones)
+    /// runs in a process and a folder of its own, in the harness's order:
+    /// what one group's calls leave in the module or on disk never reaches
+    /// another, so a group records the same whichever others run.
+    #[test]
+    fn each_process_group_runs_in_a_fresh_process_and_folder() {
+        use serde_json::json;
+        let mut corpus = corpus(&[
+            ("a0", false),
+            ("a1", false),
+            ("b0", false),
+            ("ha", true),
+            ("b1", false),
+            ("hb", true),
+        ]);
+        for case in &mut corpus.cases {
+            if case.name.ends_with('b') || case.name.starts_with('b') {
+                case.checkpoint = "validate_ticket".into();
+            }
+        }
+        let setup = rlimits_setup(&corpus);
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref(), None).unwrap();
+        // Each call also leaves a file, and says which it found.
+        let source = "import os\nSEEN = []\n\
+            def call(s):\n    SEEN.append(s)\n    found = sorted(os.listdir('.'))\n    \
+            open('left-' + s, 'w').close()\n    return [s, list(SEEN), found]\n\
+            parse_contract_json = validate_ticket = call\n";
+        let reply = w
+            .record(source.as_bytes(), None, &setup.inputs, None, None)
+            .unwrap();
+        assert_eq!(
+            ran(&reply, &corpus),
+            vec![
+                ("a0".into(), json!(["a0", ["a0"], ["main.py"]])),
+                (
+                    "a1".into(),
+                    json!(["a1", ["a0", "a1"], ["left-a0", "main.py"]])
+                ),
+                ("b0".into(), json!(["b0", ["b0"], ["main.py"]])),
+                (
+                    "b1".into(),
+                    json!(["b1", ["b0", "b1"], ["left-b0", "main.py"]])
+                ),
+                ("ha".into(), json!(["ha", ["ha"], ["main.py"]])),
+                ("hb".into(), json!(["hb", ["hb"], ["main.py"]])),
+            ]
+        );
+        // The same groups as a subset (what a store lacks): the same outcomes.
+        let b = [2, 4, 5];
+        let again = w
+            .record(source.as_bytes(), None, &setup.inputs, Some(&b), None)
+            .unwrap();
+        let whole = ran(&reply, &corpus);
+        let want: Vec<_> = whole
+            .iter()
+            .filter(|(name, _)| name.starts_with('b') || name == "hb")
+            .cloned()
+            .collect();
+        assert_eq!(ran(&again, &corpus), want);
     }
 
     /// The self-test runs in the child that then waits for the first job:

@@ -539,8 +539,9 @@ def _enter_sandbox(jobdir, name):
 
 def _read_job(fd):
     """The job the supervisor writes a child, until it closes the pipe:
-    b"<source bytes> <compiled bytes, or -1>\n", the source, then the
-    compiled code. Returns (source, compiled code or None)."""
+    b"<source bytes> <compiled bytes, or -1> <end>\n", the source, then the
+    compiled code. Returns (source, compiled code or None, end: the case
+    after the last this child runs, the end of its process group)."""
     try:
         head = bytearray()
         while b"\n" not in head and len(head) < 64:
@@ -550,11 +551,11 @@ def _read_job(fd):
             head += chunk
         first, _, rest = bytes(head).partition(b"\n")
         sizes = first.split(b" ")
-        if len(sizes) != 2 or not all(x.lstrip(b"-").isdigit() for x in sizes):
+        if len(sizes) != 3 or not all(x.lstrip(b"-").isdigit() for x in sizes):
             raise ValueError("the supervisor wrote no job")
-        n_source, n_pyc = int(sizes[0]), int(sizes[1])
+        n_source, n_pyc, end = int(sizes[0]), int(sizes[1]), int(sizes[2])
         total = n_source + max(n_pyc, 0)
-        if not (0 <= n_source <= JOB_LIMIT and -1 <= n_pyc <= JOB_LIMIT) or len(rest) > total:
+        if not (0 <= n_source <= JOB_LIMIT and -1 <= n_pyc <= JOB_LIMIT and end >= 0) or len(rest) > total:
             raise ValueError("the supervisor wrote no job")
         # Read straight into one buffer of the job's size (no copy per read).
         job = bytearray(total)
@@ -571,11 +572,13 @@ def _read_job(fd):
     finally:
         os.close(fd)
     source = bytes(view[:n_source])
-    return source, (bytes(view[n_source:]) if n_pyc >= 0 else None)
+    return source, (bytes(view[n_source:]) if n_pyc >= 0 else None), end
 
 
 def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
-    """Never returns: runs cases start..n of the request and exits. It
+    """Never returns: runs cases start..end of the request and exits (end,
+    from its job, closes its process group: the next group's cases run in a
+    fresh child). It
     enters its sandbox first, then reads its job (source, compiled code)
     from the supervisor on job_r, so a child forked before its job arrives
     (the zygote's first, see _first_child) waits in its sandbox; the
@@ -623,7 +626,8 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
                 if early is not None:
                     early = _compiled_ahead(early, os.path.join(here, "main.py"))
             # Closed once read: student code never holds it.
-            source, pyc = _read_job(JOB_FD)
+            source, pyc, end = _read_job(JOB_FD)
+            end = min(end, n)
             path = os.path.join(here, "main.py")
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             _write_all(fd, source)
@@ -659,7 +663,7 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
             _exit(0)
         _report("I")
         visible = len(cases)
-        for i in range(start, n):
+        for i in range(start, end):
             if i == max(start, visible):
                 # Every visible case is answered (by this child or an
                 # earlier one): only now do the hidden inputs come.

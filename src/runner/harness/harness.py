@@ -52,12 +52,14 @@ inherits them; src/runner/protocol.rs):
       "compiled": [tag, hex] | null}   (the programs compiled here, when
                                         "send_back": for the grader's cache)
   -> "job\n" then {"source_hex": ..., "pyc_hex": ..., "visible": [i, ...], "hidden": n,
-                     "last": true}
+                     "groups": [k, ...], "last": true}
      ("pyc_hex": main.py compiled by an earlier session, when the store
      has it; "visible" and "hidden" only for a subset of the cases: the
      positions of its visible cases among the init line's, and how many
      hidden cases it runs; without them every case runs; "last" when the
-     worker is stopped after this job: see _supervise)
+     worker is stopped after this job: see _supervise; "groups": how many
+     cases each process group runs, in order, each in children of its own
+     and a folder of its own: see _Run.run; without it, one group)
   <- {"need": "hidden"}   (as the job starts, when it runs hidden cases and
                            the supervisor does not hold their inputs yet:
                            it checks them while the visible cases run)
@@ -77,8 +79,9 @@ them in the outcome order. No process of a submission holds a hidden input
 before all its visible cases are answered, so no visible result can carry
 one.
 Supervisor -> child, on a pipe of its own (JOB_FD), read once the child
-is in its sandbox: b"<source bytes> <compiled bytes, or -1>\n", the
-source, then the compiled code (from the job's hex, raw). The first job's
+is in its sandbox: b"<source bytes> <compiled bytes, or -1> <end>\n", the
+source, then the compiled code (from the job's hex, raw); it runs cases
+up to `end`, its process group's. The first job's
 first child, for every case, is the zygote's first: it does the sandbox
 self-test in its sandbox (on CHECK_FD, to the zygote, before "ready") and
 waits there for its job; a first job for a subset ends it and has the

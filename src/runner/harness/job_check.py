@@ -48,8 +48,8 @@ def random_bytes(n):
     return rng.getrandbits(8 * n).to_bytes(n, "little") if n else b""
 
 
-def head(src, pyc):
-    return b"%d %d\n" % (len(src), -1 if pyc is None else len(pyc))
+def head(src, pyc, end):
+    return b"%d %d %d\n" % (len(src), -1 if pyc is None else len(pyc), end)
 
 
 jobs = 0
@@ -60,25 +60,25 @@ for i in range(300):
     if pyc is not None:
         job["pyc_hex"] = pyc.hex()
     run = Run(job)
-    got_src, got_pyc = run.job_bytes()
-    assert (got_src, got_pyc) == (src, pyc), "job_bytes"
-    data = head(src, pyc) + src + (pyc or b"")
+    end = rng.randrange(2000)
+    data = run.job_bytes(end)
+    assert data == head(src, pyc, end) + src + (pyc or b""), "job_bytes"
     pieces = [rng.randrange(len(data) + 1) for _ in range(rng.randrange(4))]
-    assert through_pipe(data, pieces) == (src, pyc), "read back"
+    assert through_pipe(data, pieces) == (src, pyc, end), "read back"
     # Cut short, one byte too many, or a head that does not parse: refused.
-    if len(data) > len(head(src, pyc)):
-        assert isinstance(through_pipe(data[: rng.randrange(len(head(src, pyc)), len(data))], []), ValueError)
+    if len(data) > len(head(src, pyc, end)):
+        assert isinstance(through_pipe(data[: rng.randrange(len(head(src, pyc, end)), len(data))], []), ValueError)
     assert isinstance(through_pipe(data + b"x", []), ValueError)
     jobs += 1
-for bad in [b"", b"\n", b"12\n", b"1 2 3\n", b"-1 -1\n", b"x 1\n", b"1 -2\n", b"--1 0\n", b"9" * 70, b"%d -1\n" % (H["JOB_LIMIT"] + 1)]:
+for bad in [b"", b"\n", b"12\n", b"1 2\n", b"1 2 3\n", b"-1 -1 0\n", b"x 1 0\n", b"1 -2 0\n", b"--1 0 0\n", b"0 -1 -1\n", b"9" * 70, b"%d -1 0\n" % (H["JOB_LIMIT"] + 1)]:
     assert isinstance(through_pipe(bad, []), ValueError), bad
     jobs += 1
 # The compiled code a child reports (hex, on its "K" line) is what later
 # children get, raw.
 run = Run({"source_hex": b"x = 1\n".hex()})
-assert run.job_bytes() == (b"x = 1\n", None)
+assert run.job_bytes(0) == b"6 -1 0\nx = 1\n"
 run.job["pyc_hex"] = b"\x00\xffcode".hex()
-assert run.job_bytes() == (b"x = 1\n", b"\x00\xffcode")
+assert run.job_bytes(5) == b"6 6 5\nx = 1\n\x00\xffcode"
 
 
 # The source handed ahead: read whole from its pipe (which is then closed

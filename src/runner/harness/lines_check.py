@@ -56,7 +56,7 @@ def judge(text, fast, cuts, limit):
         run.reply_bytes = H["REPLY_LIMIT"] - 100
     if not fast:
         run.case_lines = lambda buf, st: False
-    st = {"pending": 0, "sandboxed": True, "imported": True, "compiled": True, "finished": False, "bad": False, "all": False, "scanned": 0, "hid_w": None}
+    st = {"end": run.n, "pending": 0, "sandboxed": True, "imported": True, "compiled": True, "finished": False, "bad": False, "all": False, "scanned": 0, "hid_w": None}
     buf = bytearray()
     progress = []
     at = 0

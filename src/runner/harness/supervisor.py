@@ -107,6 +107,15 @@ class _Run:
             hidden = job.get("hidden", 0)
         self.nv = len(self.cases)  # visible cases, run first
         self.n = self.nv + int(hidden)
+        # Where each process group ends (see _Run.run): the job's "groups",
+        # how many cases each runs, else one group of every case.
+        groups = job.get("groups", [self.n] if self.n else [])
+        if type(groups) is not list or any(type(g) is not int or g < 1 for g in groups) or sum(groups) != self.n:
+            raise ValueError("a job's groups do not make up its cases")
+        self.ends = []
+        for g in groups:
+            self.ends.append((self.ends[-1] if self.ends else 0) + g)
+        self.group_start = 0  # where the group running now begins
         self.hidden = None  # the hidden cases' inputs, prepared (marshal bytes); see send_hidden
         self.fetch = _HiddenFetch()  # asking Rust for them, ahead (see _HiddenFetch)
         self.outcomes = [None] * self.n
@@ -144,8 +153,8 @@ class _Run:
         """The outcome of a case the submission's wall budget ended (or left unrun)."""
         return {"kind": "timeout", "seconds": self.timeout, "submission_budget": self.wall}
 
-    def fill(self, start, outcome):
-        for i in range(start, self.n):
+    def fill(self, start, outcome, end=None):
+        for i in range(start, self.n if end is None else end):
             if self.outcomes[i] is None:
                 self.outcomes[i] = dumps(outcome).encode()
 
@@ -170,36 +179,59 @@ class _Run:
             os.rmdir(jobdir)
 
     def run(self):
+        """Runs each process group (the cases of one checkpoint and
+        visibility, see corpus::process_group) in children of its own, in a
+        folder of its own emptied of nothing (the one before is reaped as
+        after a submission), with a wall budget of its own: what a group
+        records never depends on which groups ran before it."""
         self.make_jobdir()
         if self.nv < self.n and not (self.chosen is None and _HIDDEN_ALL[0] is not None):
             self.fetch.ask()
         start = 0
         attempt = 0
-        while start < self.n:
-            if _monotonic() >= self.wall_end:
-                self.fill(start, self.budget_timeout())
+        for end in self.ends:
+            if start >= self.n:
                 break
-            start = self.one_child(start, attempt)
-            attempt += 1
+            if start > 0:
+                self.next_group()
+            self.group_start = start
+            self.wall_end = _monotonic() + self.wall
+            while start < end:
+                if _monotonic() >= self.wall_end:
+                    self.fill(start, self.budget_timeout(), end)
+                    start = end
+                    break
+                start = self.one_child(start, end, attempt)
+                attempt += 1
 
-    def one_child(self, start, attempt):
-        """Has the zygote fork a child for cases start..; returns where the
-        next child starts."""
+    def next_group(self):
+        """A new folder for the next process group, once what the last one
+        left (its processes, its folder, the worker uid's files elsewhere)
+        is removed as after a submission."""
+        _reap(None, self.jobdir)
+        _JOBS[0] += 1
+        self.jobdir = _job_folder(_JOBS[0])
+        self.make_jobdir()
+        if self.disk_base is not None:
+            self.disk_base = _tmpfs_used()
+
+    def one_child(self, start, end, attempt):
+        """Has the zygote fork a child for cases start..end; returns where
+        the next child starts."""
         request = {"start": start, "attempt": attempt, "jobdir": self.jobdir, "n": self.n, "visible": self.chosen}
         waiting = _waiting_child(request)
         cpid, res_r, out_r, hid_w, job_w = waiting or _fork_child(request)
         # The job (the source, and its compiled code) goes straight to the
         # child: the zygote never holds it.
         try:
-            source, pyc = self.job_bytes()
-            _write_all(job_w, b"%d %d\n" % (len(source), -1 if pyc is None else len(pyc)) + source + (pyc or b""))
+            _write_all(job_w, self.job_bytes(end))
         except OSError:  # the child is gone: it will be judged as such
             pass
         finally:
             os.close(job_w)
         # The zygote (the child's parent) says when it has exited.
         exit_fd = _ZYGOTE.sock.fileno()
-        st = {"pending": start, "pace": 0, "rate": 0.0, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
+        st = {"end": end, "pending": start, "pace": 0, "rate": 0.0, "sandboxed": False, "imported": False, "compiled": False, "finished": False, "bad": False, "all": False, "scanned": 0}
         st["hid_w"] = hid_w  # closed once the hidden inputs are written, or with the child
         st["hidden_left"] = None  # what of them is still to write (see send_hidden)
         if self.nv <= start < self.n:
@@ -285,15 +317,18 @@ class _Run:
             exited = exit_fd in ready
             if st["bad"] or st["all"]:
                 break
-            if st["finished"] and st["pending"] >= self.n:
+            if st["finished"] and st["pending"] >= end:
                 # Every case answered, and "D", written once the child had
                 # flushed its output: the answer needs nothing more from it.
                 # It is reaped once the answer is written (finish_answered),
-                # while Rust grades, not before.
+                # while Rust grades, not before; one whose group is not the
+                # last, now.
                 self._drain_output(out_r)
                 self.answered_child = (cpid, res_r, out_r)
                 if st["hid_w"] is not None:
                     os.close(st["hid_w"])
+                if end < self.n:
+                    self.finish_answered()
                 return st["pending"]
             if ready and not exited and not st["finished"] and st["hidden_left"] is None and not output_waiting:
                 # Let the child get on (see READ_EVERY); its exit ends the
@@ -304,7 +339,7 @@ class _Run:
                 # the pace of the last read, the child has answered every
                 # case (the answer waits on "D", its exit comes later).
                 if st["rate"] > 0:
-                    nap = min(nap, (self.n - st["pending"]) / st["rate"])
+                    nap = min(nap, (end - st["pending"]) / st["rate"])
                 if nap > 0:
                     near = self.nv < self.n and st["pending"] < self.nv <= st["pending"] + 2 * st["pace"] + PART_CASES
                     self.fetch.nap(exit_fd, _monotonic() + nap, res_r if near else None)
@@ -320,7 +355,7 @@ class _Run:
         # the reaper that runs before the answer; any other is reaped now,
         # before the next child starts (one that does not exit after its last
         # case, say a student's sys.stdout.flush that never returns, too).
-        kill = not (st["finished"] and st["pending"] >= self.n and exited)
+        kill = not (st["finished"] and st["pending"] >= end and exited)
         status = self._finish_child(cpid, res_r, out_r, kill=kill)
         if st["hid_w"] is not None:
             os.close(st["hid_w"])
@@ -339,7 +374,7 @@ class _Run:
         if not st["imported"]:
             self.fill(start, failure)
             return self.n
-        if st["pending"] < self.n:
+        if st["pending"] < end:
             self.outcomes[st["pending"]] = dumps(failure).encode()
         return st["pending"] + 1
 
@@ -356,11 +391,13 @@ class _Run:
         _write_all(1, b"\t".join([b'{"part":%d}' % self.sent] + part) + b"\n")
         self.sent = final
 
-    def job_bytes(self):
-        """The job's source and compiled code (None until some session has
-        compiled it), as a child is given them: bytes."""
+    def job_bytes(self, end):
+        """What a child is given on its job pipe: b"<source bytes> <compiled
+        bytes, or -1> <end>\n", the source, then its compiled code (none
+        until some session has compiled it); it runs cases up to `end`."""
         pyc = self.job.get("pyc_hex")
-        return self.source, (bytes.fromhex(pyc) if pyc is not None else None)
+        pyc = bytes.fromhex(pyc) if pyc is not None else None
+        return b"%d %d %d\n" % (len(self.source), -1 if pyc is None else len(pyc), end) + self.source + (pyc or b"")
 
     def disk_used(self):
         """What the submission has written so far (bytes)."""
@@ -463,10 +500,10 @@ class _Run:
         lines in buf (not a copy and a shift of buf per line); anything
         else is left to `line`. True when it consumed any."""
         pending = st["pending"]
-        n = self.n
+        n = st["end"]
         if pending >= n:
             return False
-        prefixes = _case_prefixes(n)
+        prefixes = _case_prefixes(self.n)
         last = buf.rfind(b"\n")
         if last < 0 or not buf.startswith(prefixes[pending]):
             return False
@@ -587,13 +624,14 @@ class _Run:
             body = line[2:]
             if len(body) > IMPORT_ERROR_BYTES or body.translate(None, _PRINTABLE):
                 return "bad"
-            for i in range(self.n):
+            # From its group on (the groups before imported it and ran).
+            for i in range(self.group_start, self.n):
                 self.outcomes[i] = body
-            self.sent = 0  # every outcome changed: the answer holds them all
+            self.sent = min(self.sent, self.group_start)  # the answer holds those it changed
             return "import-error"
         if line.startswith(b"C ") and imported:
             head, _, body = line[2:].partition(b" ")
-            if pending >= self.n or head != b"%d" % pending or not body or body.translate(None, _PRINTABLE):
+            if pending >= st["end"] or head != b"%d" % pending or not body or body.translate(None, _PRINTABLE):
                 return "bad"
             if self.reply_bytes + len(body) > REPLY_LIMIT:
                 body = b'{"kind":"output-too-large"}'
