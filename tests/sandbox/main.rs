@@ -24,5 +24,6 @@ mod record_racer;
 mod record_store;
 mod sandbox_landlock;
 mod start_up;
+mod store_grade;
 mod student_bytes;
 mod terminal_width;
