@@ -372,40 +372,53 @@ fn files_left_in_shared_temporary_folders_are_gone_before_the_next_submission() 
     }
 }
 
-/// A corpus change re-records only what it changes: the cases it adds or
-/// whose call it edits run (alone, in a session of their own); the others
-/// are read from the store.
+/// A corpus change re-records only what it changes: the process groups (a
+/// checkpoint's cases of one visibility, which run in a process of their
+/// own) it adds cases to or whose calls it edits run again, whole; the
+/// others are read from the store.
 #[test]
-fn a_corpus_change_records_only_the_cases_it_adds_or_edits() {
+fn a_corpus_change_records_only_the_groups_it_adds_to_or_edits() {
     let one = StoredSubmission::new(
-        "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n",
+        "def parse_contract_json(text):\n    print('RAN', text)\n    return {'echo': text}\n\
+         validate_ticket = parse_contract_json\n",
     );
     let ran = |corpus: &autograder::corpus::Corpus| (one.record(corpus), one.store().output);
     let (_, output) = ran(&small_corpus());
     assert_eq!(output, "RAN a\nRAN b\n");
 
+    // A case of another checkpoint: only it runs.
     let mut added = small_corpus();
     added
         .cases
-        .push(case("parse_contract_json", "c", vec![PyValue::str("c")]));
+        .push(case("validate_ticket", "c", vec![PyValue::str("c")]));
     let (rec, output) = ran(&added);
     assert_eq!(output, "RAN c\n");
-    for x in ["a", "b", "c"] {
+    for x in ["a", "b"] {
         assert_eq!(outcome(&rec, &format!("parse_contract_json/{x}")), &echo(x));
     }
+    assert_eq!(outcome(&rec, "validate_ticket/c"), &echo("c"));
 
-    // Edited call: re-recorded; renamed case with the same call: not.
+    // Edited call: its group is re-recorded, whole (a call may depend on
+    // those before it); renamed case with the same call: not.
     let mut edited = added.clone();
     edited.cases[1] = case("parse_contract_json", "b", vec![PyValue::str("b2")]);
-    edited.cases[2] = case("parse_contract_json", "see", vec![PyValue::str("c")]);
+    edited.cases[2] = case("validate_ticket", "see", vec![PyValue::str("c")]);
     let (rec, output) = ran(&edited);
-    assert_eq!(output, "RAN b2\n");
+    assert_eq!(output, "RAN a\nRAN b2\n");
     assert_eq!(outcome(&rec, "parse_contract_json/b"), &echo("b2"));
-    assert_eq!(outcome(&rec, "parse_contract_json/see"), &echo("c"));
+    assert_eq!(outcome(&rec, "validate_ticket/see"), &echo("c"));
+
+    // A case added to a group: the group runs again, whole.
+    let mut grown = edited.clone();
+    grown
+        .cases
+        .push(case("parse_contract_json", "d", vec![PyValue::str("d")]));
+    let (_, output) = ran(&grown);
+    assert_eq!(output, "RAN a\nRAN b2\nRAN d\n");
 
     // Nothing changed: nothing runs (the last session's output stays).
-    let (_, output) = ran(&edited);
-    assert_eq!(output, "RAN b2\n");
+    let (_, output) = ran(&grown);
+    assert_eq!(output, "RAN a\nRAN b2\nRAN d\n");
 }
 
 /// A store file that does not read (truncated, overwritten) is recorded
@@ -474,7 +487,7 @@ fn a_source_shared_by_submissions_is_recorded_once() {
 #[test]
 fn compiled_code_is_stored_and_a_later_session_imports_it() {
     let one = StoredSubmission::new(
-        "import os\nLITERAL = 1 is 1\n\ndef parse_contract_json(text):\n    print('RAN', text)\n    if text == 'forge':\n        os.write(3, b'K 00\\n')\n    return {'echo': text}\n",
+        "import os\nLITERAL = 1 is 1\n\ndef parse_contract_json(text):\n    print('RAN', text)\n    if text == 'forge':\n        os.write(3, b'K 00\\n')\n    return {'echo': text}\n\nvalidate_ticket = accept_ticket = parse_contract_json\n",
     );
     let ran = |corpus: &autograder::corpus::Corpus| (one.record(corpus), one.store());
     let (_, store) = ran(&small_corpus());
@@ -486,27 +499,25 @@ fn compiled_code_is_stored_and_a_later_session_imports_it() {
     let mut added = small_corpus();
     added
         .cases
-        .push(case("parse_contract_json", "c", vec![PyValue::str("c")]));
+        .push(case("validate_ticket", "c", vec![PyValue::str("c")]));
     let (rec, store) = ran(&added);
     assert_eq!(store.output, "RAN c\n");
     assert_eq!(store.pyc, pyc);
-    assert_eq!(outcome(&rec, "parse_contract_json/c"), &echo("c"));
+    assert_eq!(outcome(&rec, "validate_ticket/c"), &echo("c"));
 
     // A forged line, in a session given the compiled code and in one
     // that compiles it: the case is lost and the instructor told.
     for fresh in [false, true] {
         let mut forged = added.clone();
-        forged.cases.push(case(
-            "parse_contract_json",
-            "forge",
-            vec![PyValue::str("forge")],
-        ));
+        forged
+            .cases
+            .push(case("accept_ticket", "forge", vec![PyValue::str("forge")]));
         if fresh {
             fs::remove_dir_all(one.work.path().join("store")).unwrap();
         }
         let (rec, store) = ran(&forged);
         assert_eq!(
-            outcome(&rec, "parse_contract_json/forge"),
+            outcome(&rec, "accept_ticket/forge"),
             &CaseOutcome::Crashed {
                 exit_code: None,
                 signal: None
@@ -521,7 +532,7 @@ fn compiled_code_is_stored_and_a_later_session_imports_it() {
             rec.integrity
         );
         assert_eq!(store.pyc, pyc, "fresh: {fresh}");
-        assert_eq!(outcome(&rec, "parse_contract_json/c"), &echo("c"));
+        assert_eq!(outcome(&rec, "validate_ticket/c"), &echo("c"));
     }
 }
 
