@@ -46,6 +46,13 @@ pub struct SelfTest {
     /// tiers' one that keeps the child off other processes).
     #[serde(default)]
     pub seccomp: bool,
+    /// Every call that changes a file's metadata (mode, owner, times,
+    /// extended and inode attributes) was refused by the seccomp filter.
+    #[serde(default)]
+    pub metadata_refused: bool,
+    /// The calls that were not, and what they answered.
+    #[serde(default)]
+    pub metadata_unrefused: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -67,6 +74,8 @@ pub enum NotHeld {
     LandlockOpen { abi: u32 },
     #[error("the landlock tier's seccomp filter did not keep the self-test off the zygote (signals, limits, priorities)")]
     ZygoteReachable,
+    #[error("the seccomp filter did not refuse the self-test's metadata calls (mode, owner, times, extended attributes): {}", .calls.join("; "))]
+    MetadataWritable { calls: Vec<String> },
 }
 
 /// Whether a passed self-test `t` proves what `isolation` promises; if so,
@@ -90,6 +99,14 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
     }
     if !t.zygote_unreachable {
         scoped += "; other processes NOT out of reach (no uid of its own, no seccomp filter)";
+    }
+    // Landlock has no right for metadata and bwrap's own /tmp is the
+    // user's: in both only the filter keeps a submission off the mode,
+    // owner, times and attributes of files outside its folder.
+    if isolation != Isolation::Rlimits && !t.metadata_refused {
+        return refuse(NotHeld::MetadataWritable {
+            calls: t.metadata_unrefused.clone(),
+        });
     }
     match isolation {
         Isolation::Bwrap => {
