@@ -142,3 +142,44 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A self-test that found everything every tier promises.
+    fn held() -> SelfTest {
+        serde_json::from_value(serde_json::json!({
+            "ok": true,
+            "host_files_hidden": true,
+            "root_hidden": true,
+            "inet_refused": true,
+            "zygote_unreachable": true,
+            "seccomp": true,
+            "landlock": {"landlock_abi": 7, "rules": ["files", "seccomp"]},
+            "metadata_refused": true,
+        }))
+        .unwrap()
+    }
+
+    /// A metadata call that went through in the self-test stops a bwrap or
+    /// landlock run (exit 2, as every `NotHeld`), saying which; rlimits
+    /// (weak by design, its filter best effort) runs on.
+    #[test]
+    fn a_metadata_call_that_went_through_stops_bwrap_and_landlock() {
+        let mut open = held();
+        open.metadata_refused = false;
+        open.metadata_unrefused = vec!["fchmod: went through".into()];
+        // An older harness's self-test, which said nothing of metadata.
+        let mut silent = held();
+        silent.metadata_refused = false;
+        for tier in [Isolation::Bwrap, Isolation::Landlock] {
+            assert!(verdict(tier, &held(), false).is_ok(), "{tier:?}");
+            let why = verdict(tier, &open, false).unwrap_err();
+            assert!(matches!(why, NotHeld::MetadataWritable { .. }), "{why:?}");
+            assert!(why.to_string().ends_with("fchmod: went through"), "{why}");
+            assert!(verdict(tier, &silent, true).is_err(), "{tier:?}");
+        }
+        assert!(verdict(Isolation::Rlimits, &open, false).is_ok());
+    }
+}
