@@ -301,8 +301,10 @@ mod tests {
 
     /// The seccomp filters alone keep a child off other processes (its
     /// supervisor, the zygote, other workers, the grader) and, under the
-    /// landlock tier, off the host's UNIX sockets: no Landlock ABI or uid of
-    /// its own needed, and the same calls on itself still work.
+    /// landlock tier, off the host's UNIX sockets, and (every tier) refuse
+    /// every call that changes a file's metadata with EPERM, where without
+    /// the filter the self-test's probe finds each one open: no Landlock
+    /// ABI or uid of its own needed, and the same calls on itself still work.
     #[test]
     fn a_child_cannot_reach_another_process_or_a_host_socket() {
         python_check(include_str!("harness/confine_check.py"), CONFINE_PY);

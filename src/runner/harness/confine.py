@@ -24,8 +24,10 @@ clone with CLONE_NEW* flags; clone3 answers ENOSYS so libc falls back to
 clone), and every syscall of another ABI (i386 int 0x80, x32). It also keeps
 the child off every other process (NEIGHBOURS): signals, resource limits,
 priorities and SIGIO ownership only for itself (every ABI; without a uid of
-its own the child shares its uid with the grader). The bwrap and rlimits
-tiers get that part alone (`scope_only`).
+its own the child shares its uid with the grader), and refuses every call
+that changes a file's metadata (METADATA: mode, owner, times, extended and
+inode attributes; Landlock has no right for them). The bwrap and rlimits
+tiers get those two parts alone (`scope_only`).
 
 `confine()` raises OSError when a rule cannot be put in place: the harness then
 reports a sandbox failure instead of running student code under less.
@@ -229,6 +231,28 @@ _NR = {
     "ioprio_set": (251, 30),
     "fcntl": (72, 25),
     "ioctl": (16, 29),
+    # Calls that change a file's metadata (see METADATA); None: not on aarch64.
+    "chmod": (90, None),
+    "fchmod": (91, 52),
+    "fchmodat": (268, 53),
+    "fchmodat2": (452, 452),
+    "chown": (92, None),
+    "fchown": (93, 55),
+    "lchown": (94, None),
+    "fchownat": (260, 54),
+    "utime": (132, None),
+    "utimes": (235, None),
+    "futimesat": (261, None),
+    "utimensat": (280, 88),
+    "setxattr": (188, 5),
+    "lsetxattr": (189, 6),
+    "fsetxattr": (190, 7),
+    "setxattrat": (463, 463),
+    "removexattr": (197, 14),
+    "lremovexattr": (198, 15),
+    "fremovexattr": (199, 16),
+    "removexattrat": (466, 466),
+    "file_setattr": (469, 469),
 }
 DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root", "chroot",
@@ -243,6 +267,37 @@ DENIED = (
     # anything), ssh-agent, X11, docker.sock, and below ABI 6 any abstract
     # socket. Only AF_UNIX sockets exist, so connect() has nothing else to do.
     "connect",
+)
+# A file's metadata: mode, owner, times, extended attributes (ACLs among
+# them), inode attributes. Landlock has no right for any of it, and without a
+# uid of its own (no root) the child is the user: it could chmod the user's
+# private files 0666, open the user's cache to every uid, set the work dir's
+# times or chmod it 0000 (the run then ends with no report); even as its
+# own uid, chown(path, -1, -1) moves the ctime of any file it can reach.
+# seccomp cannot see a path, and a descriptor-based call works on any file
+# the child can open, read-only ones included (beneath the interpreter, the
+# libraries): so every tier's filter refuses them all, EPERM, in the
+# submission's own folder too. What a student loses: os.chmod, os.chown,
+# os.utime, the xattr calls, shutil.copy/copy2/copytree (copymode,
+# copystat) raise PermissionError; shutil.copyfile, open(), tempfile,
+# os.makedirs(mode=...) and Path.touch (it falls back to open) still work.
+METADATA = (
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
+    "setxattrat", "removexattr", "lremovexattr", "fremovexattr", "removexattrat", "file_setattr",
+)
+# The ioctls that change a file's metadata (refused, with the ones of
+# NEIGHBOURS, by the ioctl rule): inode flags (chattr), the fs attributes,
+# the inode generation, fs-verity (the file read-only for good) and an
+# encryption policy.
+_METADATA_IOCTLS = (
+    0x40086602,  # FS_IOC_SETFLAGS
+    0x40046602,  # FS_IOC32_SETFLAGS
+    0x401C5820,  # FS_IOC_FSSETXATTR
+    0x40087602,  # FS_IOC_SETVERSION
+    0x40047602,  # FS_IOC32_SETVERSION
+    0x40806685,  # FS_IOC_ENABLE_VERITY
+    0x800C6613,  # FS_IOC_SET_ENCRYPTION_POLICY
 )
 # Without a uid of its own a child shares its uid with its supervisor, the
 # zygote, the other workers and (outside bwrap's PID namespace) the grader:
@@ -266,7 +321,8 @@ NEIGHBOURS = {
     "setpriority": ("which", 0),  # PRIO_PROCESS, then who
     "ioprio_set": ("which", 1),  # IOPRIO_WHO_PROCESS, then who
     "fcntl": ("cmd", (8, 15)),  # F_SETOWN, F_SETOWN_EX
-    "ioctl": ("cmd", (0x8901, 0x8902)),  # FIOSETOWN, SIOCSPGRP
+    # FIOSETOWN, SIOCSPGRP, and the metadata ioctls (_METADATA_IOCTLS).
+    "ioctl": ("cmd", (0x8901, 0x8902) + _METADATA_IOCTLS),
 }
 _CLONE_NEW = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _AF_UNIX = 1
@@ -371,7 +427,8 @@ def _neighbour_label(name):
 def seccomp_program(machine, tier="landlock"):
     """The filter for `machine` (os.uname().machine); None when unknown.
     The landlock tier's refuses everything the module's doc lists; the other
-    tiers' only keeps the child off other processes (NEIGHBOURS). Both
+    tiers' only keeps the child off other processes (NEIGHBOURS) and refuses
+    the metadata calls (METADATA). Both
     answer ENOSYS to another ABI's calls. Fill the pid in with `_with_pid`."""
     if machine not in _AUDIT_ARCH:
         return None
@@ -387,6 +444,9 @@ def seccomp_program(machine, tier="landlock"):
         p.append((_JGE, 0x40000000, "enosys", None))  # the x32 ABI
     for name in sorted(NEIGHBOURS):
         p.append((_JEQ, nr[name], _neighbour_label(name), None))
+    for name in METADATA:
+        if nr[name] is not None:
+            p.append((_JEQ, nr[name], "eperm", None))
     if tier == "landlock":
         p += [
             (_JEQ, nr["socket"], "domain", None),
@@ -467,7 +527,8 @@ def scope_only():
     network but keeps the process's hands off everything outside it (ptrace
     of processes outside the domain refused on every ABI, signals and
     abstract UNIX sockets too from ABI 6), then the seccomp filter that
-    keeps it off other processes (NEIGHBOURS). So a child without a uid of
+    keeps it off other processes (NEIGHBOURS) and off every file's metadata
+    (METADATA). So a child without a uid of
     its own cannot stop, kill, re-limit or renice its supervisor, the zygote,
     another worker or the grader. Best effort: returns what held, e.g.
     {"landlock_abi": 7, "rules": ["ptrace", "signals", "abstract-unix"],
@@ -541,6 +602,72 @@ def confine(read_roots, write_root):
     seccomp("landlock")
     LAST = {"landlock_abi": v, "rules": held + ["seccomp"], "seccomp": True}
     return LAST
+
+
+def metadata_unrefused(folder):
+    """Which metadata calls this process may still make: each of METADATA
+    and _METADATA_IOCTLS, made raw on `folder` (a folder of this process's
+    own uid, where the kernel itself would let every one through) with
+    arguments that change nothing if it goes through (the folder's mode,
+    owner -1, UTIME_OMIT, the current times, XATTR_REPLACE or removal of a
+    name that is not there, a size or pointer the kernel refuses). seccomp
+    sees no path, so what is refused here is refused on every file. Returns
+    "<call>: <what it answered>" for each one not refused with EPERM (the
+    filter's answer), empty when all were."""
+    machine = os.uname().machine
+    if machine not in _AUDIT_ARCH:
+        return ["no filter for the %s architecture" % machine]
+    col = 0 if machine == "x86_64" else 1
+    st = os.stat(folder)
+    path = os.fsencode(folder)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    L = ctypes.c_long
+    at, mode, none = L(-100), L(stat.S_IMODE(st.st_mode)), L(-1)  # AT_FDCWD
+    sec, usec = int(st.st_mtime), st.st_mtime_ns // 1000 % 1000000
+    utimbuf = struct.pack("=qq", sec, sec)
+    timevals = struct.pack("=qqqq", sec, usec, sec, usec)
+    omit = struct.pack("=qqqq", 0, (1 << 30) - 2, 0, (1 << 30) - 2)  # UTIME_OMIT
+    name, replace = b"user.autograder-self-test", L(2)  # XATTR_REPLACE
+    calls = {
+        "chmod": (path, mode),
+        "fchmod": (L(fd), mode),
+        "fchmodat": (at, path, mode),
+        "fchmodat2": (at, path, mode, L(0)),
+        "chown": (path, none, none),
+        "fchown": (L(fd), none, none),
+        "lchown": (path, none, none),
+        "fchownat": (at, path, none, none, L(0)),
+        "utime": (path, utimbuf),
+        "utimes": (path, timevals),
+        "futimesat": (at, path, timevals),
+        "utimensat": (at, path, omit, L(0)),
+        "setxattr": (path, name, None, L(0), replace),
+        "lsetxattr": (path, name, None, L(0), replace),
+        "fsetxattr": (L(fd), name, None, L(0), replace),
+        "setxattrat": (at, path, L(0), name, None, L(0)),  # size 0: EINVAL
+        "removexattr": (path, name),
+        "lremovexattr": (path, name),
+        "fremovexattr": (L(fd), name),
+        "removexattrat": (at, path, L(0), name),
+        "file_setattr": (at, path, None, L(0), L(0)),  # size 0: EINVAL
+    }
+    tried = [(call, _NR[call][col], args) for call, args in calls.items()]
+    tried += [
+        ("ioctl %#x" % cmd, _NR["ioctl"][col], (L(fd), ctypes.c_ulong(cmd), None))  # NULL: EFAULT
+        for cmd in _METADATA_IOCTLS
+    ]
+    wrong = []
+    try:
+        for call, nr, args in tried:
+            if nr is None:
+                continue
+            if _syscall(nr, *args) >= 0:
+                wrong.append("%s: went through" % call)
+            elif ctypes.get_errno() != _EPERM:
+                wrong.append("%s: %s" % (call, os.strerror(ctypes.get_errno())))
+    finally:
+        os.close(fd)
+    return wrong
 
 
 LAST = None  # what the last confine() or scope_only() put in place (the self-test reports it)

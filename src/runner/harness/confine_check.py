@@ -3,7 +3,8 @@
 # root here, where the kernel would let every call through). For each
 # tier's filter a forked child tries each call on itself, on its own process
 # group, on its parent and on every process (-1); under the landlock tier's
-# it also tries the UNIX sockets that could reach a host socket. Prints
+# it also tries the UNIX sockets that could reach a host socket. Under both,
+# every call that changes a file's metadata must answer EPERM. Prints
 # "ok <calls>". Run with confine.py's source on stdin.
 import ctypes
 import fcntl
@@ -12,6 +13,7 @@ import resource
 import signal
 import socket
 import sys
+import tempfile
 import threading
 
 C = {"__name__": "autograder_confine_check"}
@@ -134,7 +136,18 @@ def run(tier):
             calls = probes(me, parent)
             if tier == "landlock":
                 calls += socket_probes(LISTENING)
+            # The metadata probe finds every call open before the filter
+            # (it tells the filter's EPERM from the kernel's answer)...
+            folder = tempfile.mkdtemp()
+            before = C["metadata_unrefused"](folder)
+            assert set(C["METADATA"]) <= set(C["_NR"]), "a metadata call has no number"
+            here = [n for n in C["METADATA"] if C["_NR"][n][COL] is not None]
+            if len(before) != len(here) + len(C["_METADATA_IOCTLS"]):
+                wrong.append("metadata probe: refused without the filter: %s" % before)
             C["seccomp"](tier)
+            # ...and none after it, on every architecture's calls.
+            wrong += ["metadata: %s" % w for w in C["metadata_unrefused"](folder)]
+            calls.append(("chmod of the folder", "other", lambda: os.chmod(folder, 0o755)))
             for what, target, call in calls:
                 try:
                     call()
@@ -143,6 +156,7 @@ def run(tier):
                 except OSError as e:
                     if target == "own":
                         wrong.append("%s: refused, must work (%s)" % (what, e))
+            os.rmdir(folder)
             wrong.append("probes %d" % len(calls))
         except BaseException as e:
             wrong.append("error: %r" % e)

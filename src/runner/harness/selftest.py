@@ -9,8 +9,9 @@ def _first_child():
     """Forks the first job's child, which is also the sandbox self-test: set
     up exactly as every submission's child (limits, uid, folder, and the
     landlock tier's domain), it checks what holds from inside its sandbox
-    before any job reaches it (the interpreter's library readable, and
-    under landlock the host's files, TCP and the zygote out of reach) and
+    before any job reaches it (the interpreter's library readable, every
+    call that changes a file's metadata refused, and under landlock the
+    host's files, TCP and the zygote out of reach) and
     says so on its own pipe, then waits for the first job (see _child).
     Rust refuses to record when what must hold does not, and then sends
     no job. Returns the pipe the child says what it found on (read it with
@@ -104,6 +105,14 @@ def _check_sandbox(here, fd):
                 lambda: os.setpriority(os.PRIO_PROCESS, zygote, os.getpriority(os.PRIO_PROCESS, zygote)),
             )
         )
+        # No call may change a file's metadata (mode, owner, times,
+        # extended and inode attributes): tried on its own folder, where the
+        # kernel would allow each, so only the filter's EPERM passes (it
+        # sees no path: refused here, refused on the user's files too).
+        unrefused = C.metadata_unrefused(here)
+        out["metadata_refused"] = not unrefused
+        if unrefused:
+            out["metadata_unrefused"] = unrefused
         out["ok"] = True
     except BaseException as e:
         out = {"ok": False, "error": _text("%s: %s" % (type(e).__name__, e))}

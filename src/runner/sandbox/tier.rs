@@ -46,6 +46,13 @@ pub struct SelfTest {
     /// tiers' one that keeps the child off other processes).
     #[serde(default)]
     pub seccomp: bool,
+    /// Every call that changes a file's metadata (mode, owner, times,
+    /// extended and inode attributes) was refused by the seccomp filter.
+    #[serde(default)]
+    pub metadata_refused: bool,
+    /// The calls that were not, and what they answered.
+    #[serde(default)]
+    pub metadata_unrefused: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -67,6 +74,8 @@ pub enum NotHeld {
     LandlockOpen { abi: u32 },
     #[error("the landlock tier's seccomp filter did not keep the self-test off the zygote (signals, limits, priorities)")]
     ZygoteReachable,
+    #[error("the seccomp filter did not refuse the self-test's metadata calls (mode, owner, times, extended attributes): {}", .calls.join("; "))]
+    MetadataWritable { calls: Vec<String> },
 }
 
 /// Whether a passed self-test `t` proves what `isolation` promises; if so,
@@ -90,6 +99,14 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
     }
     if !t.zygote_unreachable {
         scoped += "; other processes NOT out of reach (no uid of its own, no seccomp filter)";
+    }
+    // Landlock has no right for metadata and bwrap's own /tmp is the
+    // user's: in both only the filter keeps a submission off the mode,
+    // owner, times and attributes of files outside its folder.
+    if isolation != Isolation::Rlimits && !t.metadata_refused {
+        return refuse(NotHeld::MetadataWritable {
+            calls: t.metadata_unrefused.clone(),
+        });
     }
     match isolation {
         Isolation::Bwrap => {
@@ -123,5 +140,46 @@ pub fn verdict(isolation: Isolation, t: &SelfTest, own_uid: bool) -> Result<Stri
         Isolation::Rlimits => Ok(format!(
             "rlimits only{own_uid}{scoped}: host files readable, network reachable"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A self-test that found everything every tier promises.
+    fn held() -> SelfTest {
+        serde_json::from_value(serde_json::json!({
+            "ok": true,
+            "host_files_hidden": true,
+            "root_hidden": true,
+            "inet_refused": true,
+            "zygote_unreachable": true,
+            "seccomp": true,
+            "landlock": {"landlock_abi": 7, "rules": ["files", "seccomp"]},
+            "metadata_refused": true,
+        }))
+        .unwrap()
+    }
+
+    /// A metadata call that went through in the self-test stops a bwrap or
+    /// landlock run (exit 2, as every `NotHeld`), saying which; rlimits
+    /// (weak by design, its filter best effort) runs on.
+    #[test]
+    fn a_metadata_call_that_went_through_stops_bwrap_and_landlock() {
+        let mut open = held();
+        open.metadata_refused = false;
+        open.metadata_unrefused = vec!["fchmod: went through".into()];
+        // An older harness's self-test, which said nothing of metadata.
+        let mut silent = held();
+        silent.metadata_refused = false;
+        for tier in [Isolation::Bwrap, Isolation::Landlock] {
+            assert!(verdict(tier, &held(), false).is_ok(), "{tier:?}");
+            let why = verdict(tier, &open, false).unwrap_err();
+            assert!(matches!(why, NotHeld::MetadataWritable { .. }), "{why:?}");
+            assert!(why.to_string().ends_with("fchmod: went through"), "{why}");
+            assert!(verdict(tier, &silent, true).is_err(), "{tier:?}");
+        }
+        assert!(verdict(Isolation::Rlimits, &open, false).is_ok());
     }
 }
