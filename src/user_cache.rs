@@ -9,6 +9,12 @@
 //! contents (cut short, corrupted) or whose magic line is not the reader's
 //! is ignored, then replaced by the next write. A cache that cannot be
 //! read or written costs the next run its work, nothing else.
+//!
+//! Nor is a folder used that lies inside a tree a student could have
+//! written (the graded folders, the working directory, the git work trees
+//! holding them: [`crate::student_trees`]), as a CI job's `XDG_CACHE_HOME`
+//! or `HOME` in the student's checkout would put it: a run then has no
+//! cache, and says so (src/cli/work_dir.rs, `cache_for`).
 
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;

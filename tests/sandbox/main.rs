@@ -12,6 +12,7 @@ mod fresh_results;
 mod grader_cpu;
 mod grader_faults;
 mod integrity;
+mod planted_cache;
 mod record_attacks;
 mod record_budget;
 mod record_caps;
