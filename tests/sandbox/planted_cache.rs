@@ -187,3 +187,22 @@ fn a_harness_cache_planted_in_the_students_checkout_is_never_run() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(PLANTED), "{stderr}");
 }
+
+#[test]
+fn a_harness_cache_this_build_did_not_write_is_not_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (name, evil, repo) = fixture(tmp.path());
+    // In the user's own folder, outside every graded tree: framed by hand
+    // (a digest anyone can compute, no key of this build), it is not run,
+    // and the run's own programs replace it.
+    let own = tmp.path().join("xdg");
+    let file = plant(&own.join("autograder"), &name, &evil, true);
+    let out = ci_step(&repo, &[("XDG_CACHE_HOME", &own)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains(PLANTED), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(junit_failures(&repo) > 0, "{stderr}");
+    let kept = std::fs::read(&file).unwrap();
+    assert_ne!(kept, framed_by_hand(&evil));
+    assert!(autograder::user_cache::read(&own.join("autograder"), KIND, &name, MAGIC).is_some());
+}
