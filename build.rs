@@ -1,6 +1,10 @@
 //! Names the git commit the binary is built from, for `--version`
-//! (`AUTOGRADER_COMMIT` overrides it; "unknown" outside a git tree).
+//! (`AUTOGRADER_COMMIT` overrides it; "unknown" outside a git tree), and
+//! makes the build's key for the user's cache (src/user_cache.rs): 32
+//! random bytes, new each time this script runs (a fresh build, a new
+//! commit), so that a cache file this build did not write is not read.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -30,4 +34,10 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=AUTOGRADER_COMMIT={commit}");
+    let mut key = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .expect("reading /dev/urandom for the cache key");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("cache_key"), key).expect("writing the cache key");
 }

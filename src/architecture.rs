@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "text",
     "timings",
     "atomic",
+    "student_trees",
     "user_cache",
     "errors",
     "value",

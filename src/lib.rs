@@ -20,6 +20,7 @@ pub mod reference;
 pub mod report;
 pub mod runner;
 pub mod session;
+pub mod student_trees;
 pub mod submission;
 pub mod text;
 pub mod timings;

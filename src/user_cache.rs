@@ -5,12 +5,28 @@
 //!
 //! A folder or file that another user could have written (not owned by
 //! this user, or writable by its group or others, or a symbolic link) is
-//! never read nor written, and a file whose digest does not match its
-//! contents (cut short, corrupted) or whose magic line is not the reader's
-//! is ignored, then replaced by the next write. A cache that cannot be
-//! read or written costs the next run its work, nothing else.
+//! never read nor written, and a file whose magic line is not the
+//! reader's, or whose MAC does not match (cut short, corrupted, or not
+//! written by this build), is ignored, then replaced by the next write. A
+//! cache that cannot be read or written costs the next run its work,
+//! nothing else.
+//!
+//! The MAC is HMAC-SHA-256 under a key made afresh for each build
+//! (build.rs) over the file's folder, name, magic and payload: a file is
+//! read only by the build that wrote it, and the harness code file's name
+//! is a hash of the embedded harness sources. It binds a file to this
+//! binary; it is no secret from whoever can read the binary (a release's
+//! key is in every copy), so it does not make a folder a student could
+//! write safe: that is the rule below.
+//!
+//! Nor is a folder used that lies inside a tree a student could have
+//! written (the graded folders, the working directory, the git work trees
+//! holding them: [`crate::student_trees`]), as a CI job's `XDG_CACHE_HOME`
+//! or `HOME` in the student's checkout would put it: a run then has no
+//! cache, and says so (src/cli/work_dir.rs, `cache_for`).
 
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -51,7 +67,7 @@ pub fn read(dir: &Path, kind: &str, name: &str, magic: &str) -> Option<Vec<u8>> 
         return None;
     }
     let data = std::fs::read(&file).ok()?;
-    unframe(&data, magic).map(<[u8]>::to_vec)
+    unframe(&data, kind, name, magic).map(<[u8]>::to_vec)
 }
 
 /// Keeps `payload` as the file `dir/kind/name` (folders made, mode 0700,
@@ -75,24 +91,46 @@ pub fn write(
         )));
     }
     let mut tmp = tempfile::NamedTempFile::new_in(&folder)?;
-    tmp.write_all(&frame(magic, payload))?;
+    tmp.write_all(&frame(kind, name, magic, payload))?;
     tmp.as_file().sync_data().ok();
     crate::atomic::replace(tmp, &folder.join(name))
 }
 
-/// The magic line, the SHA-256 (hex) of the payload on a line, then the
+/// This build's key (build.rs).
+const KEY: &[u8; 32] = include_bytes!(concat!(env!("OUT_DIR"), "/cache_key"));
+
+/// The MAC of a file's payload, under this build's key, bound to its
+/// folder, name and magic.
+fn mac(kind: &str, name: &str, magic: &str, payload: &[u8]) -> Hmac<Sha256> {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(KEY).expect("HMAC takes any key");
+    for part in [kind, name, magic] {
+        mac.update(&(part.len() as u64).to_le_bytes());
+        mac.update(part.as_bytes());
+    }
+    mac.update(payload);
+    mac
+}
+
+/// The magic line, the MAC (hex) of the payload on a line, then the
 /// payload.
-fn frame(magic: &str, payload: &[u8]) -> Vec<u8> {
-    let mut out = format!("{magic}\n{}\n", hex::encode(Sha256::digest(payload))).into_bytes();
+fn frame(kind: &str, name: &str, magic: &str, payload: &[u8]) -> Vec<u8> {
+    let tag = mac(kind, name, magic, payload).finalize().into_bytes();
+    let mut out = format!("{magic}\n{}\n", hex::encode(tag)).into_bytes();
     out.extend_from_slice(payload);
     out
 }
 
-fn unframe<'a>(data: &'a [u8], magic: &str) -> Option<&'a [u8]> {
+fn unframe<'a>(data: &'a [u8], kind: &str, name: &str, magic: &str) -> Option<&'a [u8]> {
     let (first, rest) = split_line(data)?;
-    let (digest, payload) = split_line(rest)?;
-    (first == magic.as_bytes() && digest == hex::encode(Sha256::digest(payload)).as_bytes())
-        .then_some(payload)
+    let (tag, payload) = split_line(rest)?;
+    if first != magic.as_bytes() {
+        return None;
+    }
+    let tag = hex::decode(tag).ok()?;
+    mac(kind, name, magic, payload)
+        .verify_slice(&tag)
+        .ok()
+        .map(|()| payload)
 }
 
 /// The line before the first newline, and what follows it.
@@ -130,6 +168,29 @@ mod tests {
         // Replaced whole by the next write.
         write(&cache, "k", "f", MAGIC, &payload).unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), good);
+        // Framed by anyone without this build's key (a plain SHA-256, or
+        // another key): not read.
+        use sha2::Digest;
+        let plain = hex::encode(sha2::Sha256::digest(&payload));
+        let other = Hmac::<Sha256>::new_from_slice(b"another build")
+            .unwrap()
+            .chain_update(&payload)
+            .finalize()
+            .into_bytes();
+        for digest in [plain, hex::encode(other)] {
+            let mut forged = format!("{MAGIC}\n{digest}\n").into_bytes();
+            forged.extend_from_slice(&payload);
+            std::fs::write(&file, &forged).unwrap();
+            assert_eq!(read(&cache, "k", "f", MAGIC), None);
+        }
+        // Nor this build's file under another name or in another folder.
+        std::fs::write(&file, &good).unwrap();
+        std::fs::create_dir_all(cache.join("j")).unwrap();
+        std::fs::copy(&file, cache.join("k/g")).unwrap();
+        std::fs::copy(&file, cache.join("j/f")).unwrap();
+        assert_eq!(read(&cache, "k", "g", MAGIC), None);
+        assert_eq!(read(&cache, "j", "f", MAGIC), None);
+        assert_eq!(read(&cache, "k", "f", MAGIC), Some(payload));
     }
 
     #[test]

@@ -103,6 +103,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.no_cache {
         tuning.code_cache = None;
     }
+    // Never a cache a student could have written (see work_dir::cache_for).
+    let graded: Vec<&Path> = std::iter::once(args.path.as_path())
+        .chain(
+            chosen
+                .iter()
+                .flat_map(|c| c.submissions.iter().map(|s| s.dir.as_path())),
+        )
+        .collect();
+    tuning.code_cache = super::work_dir::cache_for(tuning.code_cache.take(), &graded);
     // One submission to run (a student's push, a Gradescope run): its
     // child imports what it uses; warming more only delays it.
     if let Ok(c) = &chosen {

@@ -124,6 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.no_cache {
         tuning.code_cache = None;
     }
+    tuning.code_cache = super::work_dir::cache_for(tuning.code_cache.take(), &[&args.path]);
     let corpus = load_corpus(&args.cases, &args.assignment, tuning.code_cache.as_deref())?;
     let submissions = submission::discover(&args.path)?;
     if submissions.is_empty() {

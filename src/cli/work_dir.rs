@@ -43,21 +43,14 @@ pub(super) fn choose(
             _fresh: Some(fresh),
         });
     };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let work = resolved(given);
-    for root in graded.iter().copied().chain([cwd.as_path()]) {
-        let root = resolved(root);
-        for tree in [Some(root.clone()), git_top(&root)].into_iter().flatten() {
-            if work.starts_with(&tree) {
-                bail!(
-                    "--work-dir {} is inside {}, a tree a student controls under --main-py-only \
-                     (stored outcomes there could be forged): give a --work-dir outside it, or \
-                     leave --work-dir out to record every submission afresh",
-                    given.display(),
-                    tree.display()
-                );
-            }
-        }
+    if let Some(tree) = crate::student_trees::holding(given, graded) {
+        bail!(
+            "--work-dir {} is inside {}, a tree a student controls under --main-py-only \
+             (stored outcomes there could be forged): give a --work-dir outside it, or \
+             leave --work-dir out to record every submission afresh",
+            given.display(),
+            tree.display()
+        );
     }
     Ok(WorkDir {
         path: given.to_path_buf(),
@@ -65,33 +58,23 @@ pub(super) fn choose(
     })
 }
 
-/// `path` made absolute with its links resolved, as far as it exists (a
-/// work dir may not exist yet): its nearest existing ancestor, resolved,
-/// with the rest of it after.
-fn resolved(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            return rest.iter().rev().fold(real, |p, part| p.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return absolute,
-        }
-    }
-}
-
-/// The top of the git work tree holding `dir` (the nearest folder at or
-/// above it with a `.git`), if any.
-fn git_top(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-        .map(Path::to_path_buf)
+/// The user's cache folder a run may use: `cache`, unless it lies inside a
+/// tree a student could have written ([`crate::student_trees`]), in every
+/// mode: what the cache holds is run as the harness, outside the sandbox,
+/// and read as the corpus's cases. Then the run has no cache (it neither
+/// reads nor writes one, costing it ~20 ms) and says so in one line.
+pub(super) fn cache_for(cache: Option<PathBuf>, graded: &[&Path]) -> Option<PathBuf> {
+    let cache = cache?;
+    let Some(tree) = crate::student_trees::holding(&cache, graded) else {
+        return Some(cache);
+    };
+    eprintln!(
+        "warning: the cache {} is not used: it is inside {}, which a student could have \
+         written (set XDG_CACHE_HOME to a folder outside it)",
+        cache.display(),
+        tree.display()
+    );
+    None
 }
 
 #[cfg(test)]

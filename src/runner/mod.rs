@@ -463,7 +463,18 @@ pub fn record(request: &Request, sink: Sink) -> Result<(), RecordError> {
     let tuning = match request.tuning {
         Some(tuning) => tuning,
         None => {
-            default = Tuning::default();
+            // Never a cache a student could have written (as the CLI's
+            // runs, src/cli/work_dir.rs).
+            let dirs: Vec<&Path> = request
+                .submissions
+                .iter()
+                .map(|s| s.dir.as_path())
+                .collect();
+            let mut tuning = Tuning::default();
+            tuning.code_cache = tuning
+                .code_cache
+                .filter(|c| crate::student_trees::holding(c, &dirs).is_none());
+            default = tuning;
             &default
         }
     };

@@ -143,6 +143,11 @@ impl Runner {
     /// its `script` lines in one shell stopping at the first failure, then
     /// `after_script` whatever happened.
     fn gitlab(&self, work: &Path, repo: &Path) -> Job {
+        self.gitlab_with(work, repo, &[])
+    }
+
+    /// [`Runner::gitlab`] with more project variables.
+    fn gitlab_with(&self, work: &Path, repo: &Path, more: &[(&str, &str)]) -> Job {
         let yaml: Yaml =
             serde_yaml::from_str(&fs::read_to_string(repo.join(".gitlab-ci.yml")).unwrap())
                 .expect(".gitlab-ci.yml is YAML");
@@ -150,10 +155,11 @@ impl Runner {
         let home = work.join("home");
         fs::create_dir_all(&home).unwrap();
         chown_tree(work, self.uid);
-        let project = BTreeMap::from([
+        let mut project = BTreeMap::from([
             ("AUTOGRADER_URL", self.url.clone()),
             ("AUTOGRADER_SHA256", self.sha256.clone()),
         ]);
+        project.extend(more.iter().map(|(k, v)| (*k, v.to_string())));
         let mut exports = String::new();
         for (k, v) in job["variables"].as_mapping().expect("variables") {
             let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
@@ -232,6 +238,25 @@ fn check_junit(junit: &Path) {
     }
 }
 
+/// The runner and the repository template `package ci` made in `dir`,
+/// with the release archive of this build as its grader.
+fn stand_in(dir: &Path) -> (Runner, PathBuf) {
+    let (archive, sha256) = archive(dir);
+    let url = format!("file://{}", archive.display());
+    let course = course(dir);
+    let out = run_recipe(3, &course, &[("URL", &url), ("SHA256", &sha256)]);
+    expect_code(&out, 0, "package ci");
+    let (user, uid) = plain_user();
+    let runner = Runner {
+        user,
+        uid,
+        fake_bwrap: fake_bwrap(dir),
+        url,
+        sha256,
+    };
+    (runner, course.join("template"))
+}
+
 #[test]
 fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user() {
     if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
@@ -243,12 +268,7 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
         );
     }
     let tmp = shared_tempdir();
-    let (archive, sha256) = archive(tmp.path());
-    let url = format!("file://{}", archive.display());
-    let course = course(tmp.path());
-    let out = run_recipe(3, &course, &[("URL", &url), ("SHA256", &sha256)]);
-    let template = course.join("template");
-    expect_code(&out, 0, "package ci");
+    let (runner, template) = stand_in(tmp.path());
     // Only the visible cases go to students.
     let stats = autograder(
         &template,
@@ -269,14 +289,6 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
         "no hidden case in the template: {}",
         text(&stats.stdout)
     );
-    let (user, uid) = plain_user();
-    let runner = Runner {
-        user,
-        uid,
-        fake_bwrap: fake_bwrap(tmp.path()),
-        url,
-        sha256,
-    };
     let github_temp = tmp.path().join("runner-temp");
     fs::create_dir_all(&github_temp).unwrap();
 
@@ -329,4 +341,93 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
         }
     }
     say!("package ci: GitHub's and GitLab's steps as a plain user without bwrap: landlock, model passes, buggy fails with a summary");
+}
+
+/// A fake grader: full marks, whatever main.py holds, and a line to find.
+const FAKE_GRADER: &str = r#"#!/bin/sh
+if [ "${1:-}" = --version ]; then echo "autograder 9.9.9 (planted)"; exit 0; fi
+echo "PLANTED FAKE GRADER RAN"
+printf '# autograder\n\n3/3 (100%%)\n' > summary.md
+cat > junit.xml <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1" failures="0" errors="0"><testsuite name="planted" tests="1" failures="0" errors="0"><testcase name="all" classname="planted"/></testsuite></testsuites>
+XML
+exit 0
+"#;
+
+/// Puts the fake grader in `bin` with the `.source` line the template
+/// writes for `source` (what it compared before taking a kept binary).
+fn plant_grader(bin: &Path, source: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(bin).unwrap();
+    fs::write(bin.join("autograder"), FAKE_GRADER).unwrap();
+    fs::set_permissions(bin.join("autograder"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(bin.join(".source"), format!("{source}\n")).unwrap();
+}
+
+#[test]
+fn a_grader_planted_in_the_checkout_or_the_jobs_cache_is_never_run() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
+        return;
+    }
+    if !is_root() {
+        return cannot_run(
+            "the CI stand-in needs root (a plain user to run as, a private mount namespace)",
+        );
+    }
+    let tmp = shared_tempdir();
+    let (mut runner, template) = stand_in(tmp.path());
+    let buggy = bundled("returns-input-call");
+    let repo_with = |name: &str| -> (PathBuf, PathBuf) {
+        let work = tmp.path().join(name);
+        let repo = work.join("repo");
+        copy_tree(&template, &repo);
+        fs::write(repo.join("main.py"), &buggy).unwrap();
+        (work, repo)
+    };
+    let planted = |job: &Job, what: &str| {
+        assert!(
+            !job.log.contains("PLANTED FAKE GRADER RAN"),
+            "{what}:\n{}",
+            job.log
+        );
+        assert!(!job.log.contains("9.9.9 (planted)"), "{what}:\n{}", job.log);
+    };
+    // GitLab: `.autograder-bin/` committed in the student's repository,
+    // its `.source` matching the job's variables.
+    let source = format!("{} {} ", runner.url, runner.sha256);
+    let (work, repo) = repo_with("gitlab-planted");
+    plant_grader(&repo.join(".autograder-bin"), &source);
+    let job = runner.gitlab(&work, &repo);
+    planted(&job, "gitlab, release archive");
+    assert_eq!(job.code, 1, "the buggy main.py fails:\n{}", job.log);
+    assert!(job.log.contains("sandbox: landlock"), "{}", job.log);
+    check_junit(&repo.join("junit.xml"));
+    // GitHub: the job's cache (outside the checkout) holding a fake grader
+    // with a matching `.source`: what is reused is the archive, checked.
+    let (work, repo) = repo_with("github-planted");
+    let github_temp = tmp.path().join("runner-temp");
+    plant_grader(&github_temp.join("autograder-bin"), &source);
+    let (job, _) = runner.github(&work, &repo, &github_temp);
+    planted(&job, "github, release archive");
+    assert_eq!(job.code, 1, "the buggy main.py fails:\n{}", job.log);
+    // Without a SHA-256 (`cargo install` from AUTOGRADER_GIT): nothing
+    // kept in the checkout is run; the install here cannot happen (no
+    // network, no cargo for the plain user), so the job fails.
+    runner.url = String::new();
+    runner.sha256 = String::new();
+    let (work, repo) = repo_with("gitlab-planted-git");
+    plant_grader(
+        &repo.join(".autograder-bin"),
+        "  file:///nowhere/autograder.git",
+    );
+    let job = runner.gitlab_with(
+        &work,
+        &repo,
+        &[("AUTOGRADER_GIT", "file:///nowhere/autograder.git")],
+    );
+    planted(&job, "gitlab, cargo install");
+    assert!(!job.log.contains("from the cache"), "{}", job.log);
+    assert_ne!(job.code, 0, "{}", job.log);
+    say!("package ci: a grader planted in the checkout (GitLab) or the job's cache (GitHub) is not run; the archive is checked on every run");
 }

@@ -13,6 +13,7 @@ mod grader_cpu;
 mod grader_faults;
 mod integrity;
 mod metadata;
+mod planted_cache;
 mod record_attacks;
 mod record_budget;
 mod record_caps;

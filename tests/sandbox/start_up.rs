@@ -104,20 +104,23 @@ fn cache_file(cache: &Path) -> PathBuf {
     files.into_iter().next().unwrap()
 }
 
-/// A cache file as the grader writes it (src/runner/compiled.rs): its
-/// magic, the SHA-256 of the rest, the tag (JSON) and the code.
-fn forged(tag: &str, code: &[u8]) -> Vec<u8> {
-    use sha2::{Digest, Sha256};
+/// Writes the cache file `file` as the grader does (src/runner/compiled.rs):
+/// its magic, the MAC of the rest under this build's key, the tag (JSON)
+/// and the code.
+fn forge(file: &Path, tag: &str, code: &[u8]) {
     let mut rest = serde_json::to_vec(tag).unwrap();
     rest.push(b'\n');
     rest.extend_from_slice(code);
-    let mut out = format!(
-        "autograder-harness-code/1\n{}\n",
-        hex::encode(Sha256::digest(&rest))
+    let folder = file.parent().unwrap();
+    let name = file.file_name().unwrap().to_str().unwrap();
+    autograder::user_cache::write(
+        folder.parent().unwrap(),
+        "harness",
+        name,
+        "autograder-harness-code/1",
+        &rest,
     )
-    .into_bytes();
-    out.extend_from_slice(&rest);
-    out
+    .unwrap();
 }
 
 /// The tag and code of a cache file.
@@ -172,7 +175,7 @@ fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_
     assert_eq!(std::fs::read(&file).unwrap(), kept);
     let (tag, code) = tag_and_code(&kept);
     // Another interpreter's code (its tag), sound as a file: compiled again.
-    std::fs::write(&file, forged("3.99.0 (another build)|0|cpython-399", &code)).unwrap();
+    forge(&file, "3.99.0 (another build)|0|cpython-399", &code);
     assert!(!run(&[]));
     assert_eq!(std::fs::read(&file).unwrap(), kept);
     // This interpreter's tag over code that is not the harness's programs
@@ -188,7 +191,7 @@ fn the_harness_programs_compiled_once_are_loaded_by_the_next_run_and_a_bad_copy_
         b"\xff\x00 not marshal",
         &code[..code.len() / 2],
     ] {
-        std::fs::write(&file, forged(&tag, code)).unwrap();
+        forge(&file, &tag, code);
         assert!(!run(&[]));
         assert_eq!(std::fs::read(&file).unwrap(), kept);
     }
