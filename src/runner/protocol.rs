@@ -36,7 +36,9 @@
 //!    [`JobLine`]: `source_hex` (main.py), `pyc_hex` (a `.pyc` an earlier
 //!    session compiled, when the store has one), and for a subset of the
 //!    cases `visible` (positions among the visible inputs) and `hidden`
-//!    (how many hidden cases it runs).
+//!    (how many hidden cases it runs); `groups`: how many cases each
+//!    process group runs, in order (each in children and a folder of its
+//!    own, see [`crate::corpus::process_group`]).
 //! 4. When the job runs hidden cases and the supervisor does not hold
 //!    their inputs yet, the harness asks [`HIDDEN_REQUEST`] as the job
 //!    starts; the grader answers with one line, a JSON array of the hidden
