@@ -4,7 +4,7 @@
 //! decoded once. An outcome the harness could not vouch for (a student
 //! writing garbage into its own result channel) becomes `crashed`.
 
-use super::protocol;
+use super::protocol::{self, Marshalled};
 use super::{HarnessError, RecordError};
 use crate::recording::admitted;
 use crate::recording::caps;
@@ -148,7 +148,6 @@ impl Admitting {
                 return;
             }
         }
-        self.total = total;
         let decoded: Vec<(Arc<str>, usize)> = match parallel {
             true => capped
                 .into_par_iter()
@@ -162,21 +161,33 @@ impl Admitting {
                 .map(|(a, text)| decoded(a, text))
                 .collect(),
         };
+        // A marshalled value counted as measured is counted as written
+        // (at most a digit more an int).
+        self.total += decoded.iter().map(|(_, bytes)| bytes).sum::<usize>();
+        if let Some(why) = caps::over_total(self.total) {
+            self.too_large = Some(why.to_string());
+        }
         self.admitted.extend(decoded);
     }
 }
 
-/// One text recalled (see [`admitted`]) or parsed and capped, with the
-/// bytes it counts toward the submission's total.
+/// One text recalled (see [`admitted`]), measured (a result the child
+/// sent as marshal bytes: what its value's tagged JSON will take, nothing
+/// built) or parsed and capped, with the bytes it counts toward the
+/// submission's total.
 fn admission(text: &str) -> (Admission, usize) {
-    match admitted::recall(text) {
-        Some(a) => (Admission::Known(a.text), a.bytes),
-        None => {
-            let capped = capped_outcome(text);
-            let bytes = caps::outcome_bytes(&capped);
-            (Admission::Capped(capped), bytes)
-        }
+    if let Some(a) = admitted::recall(text) {
+        return (Admission::Known(a.text), a.bytes);
     }
+    let capped = match protocol::measure_marshalled(text) {
+        Some(Marshalled::Fits(value_bytes)) => {
+            return (Admission::Marshalled, caps::returned_bytes(value_bytes))
+        }
+        Some(Marshalled::TooLarge) => CaseOutcome::OutputTooLarge,
+        None => capped_outcome(text),
+    };
+    let bytes = caps::outcome_bytes(&capped);
+    (Admission::Capped(capped), bytes)
 }
 
 /// One admitted text as the store keeps it (its value decoded, once the
@@ -184,6 +195,11 @@ fn admission(text: &str) -> (Admission, usize) {
 fn decoded((admission, bytes): (Admission, usize), text: &str) -> (Arc<str>, usize) {
     match admission {
         Admission::Known(kept) => (kept, bytes),
+        Admission::Marshalled => {
+            let capped = capped_outcome(text);
+            let bytes = caps::outcome_bytes(&capped);
+            decoded((Admission::Capped(capped), bytes), text)
+        }
         Admission::Capped(capped) => {
             let kept = match caps::check_outcome(&capped) {
                 Ok(()) => outcome_text(&capped),
@@ -215,6 +231,9 @@ enum Admission {
     /// Parsed and capped now; its value is decoded once the whole
     /// submission is known to fit.
     Capped(CaseOutcome),
+    /// A result the child sent as marshal bytes, measured: expanded,
+    /// capped and decoded once the whole submission is known to fit.
+    Marshalled,
 }
 
 /// What an outcome the harness cannot vouch for is graded as.
@@ -229,7 +248,11 @@ const CRASHED: CaseOutcome = CaseOutcome::Crashed {
 /// what the submission's total counts; a crash when it is not a valid
 /// outcome.
 fn capped_outcome(text: &str) -> CaseOutcome {
-    let expanded = protocol::expand_marshalled(text);
+    let expanded = match protocol::expand_marshalled(text) {
+        Some(Marshalled::TooLarge) => return CaseOutcome::OutputTooLarge,
+        Some(Marshalled::Fits(expanded)) => Some(expanded),
+        None => None,
+    };
     CaseOutcome::parse(expanded.as_deref().unwrap_or(text))
         .ok()
         .and_then(|o| caps::cap_outcome(o).ok())
@@ -483,5 +506,55 @@ mod tests {
         );
         let parsed = a.finish(&answer).unwrap();
         assert_eq!(parsed.outcomes.len(), n);
+    }
+
+    /// `marshal.dumps` of a list of one `len`-character str and `refs`
+    /// back-references to it, as the child would send it.
+    fn repeated_text(len: usize, refs: u32) -> String {
+        let mut v = b"[".to_vec();
+        v.extend_from_slice(&(refs + 1).to_le_bytes());
+        v.push(b'u' | 0x80);
+        v.extend_from_slice(&(len as u32).to_le_bytes());
+        v.extend(std::iter::repeat_n(b'y', len));
+        for _ in 0..refs {
+            v.extend_from_slice(b"r\x00\x00\x00\x00");
+        }
+        format!(
+            "{{\"kind\":\"returned\",\"marshal\":\"{}\",\"shares_with_args\":false,\"args_changed\":false}}",
+            hex::encode(v)
+        )
+    }
+
+    /// A marshalled result that would build more than one value may hold
+    /// (4 MB of back-references to one text stood for 80 GB) is
+    /// `output-too-large`, found before it is built, and the others are
+    /// admitted; copies of one that fits (an import error is copied into
+    /// every case) count what they expand to toward the submission's
+    /// total before any is built.
+    #[test]
+    fn a_marshalled_result_counts_what_it_expands_to() {
+        let huge = repeated_text(100_000, 800_000);
+        let fits = repeated_text(100_000, 30);
+        let texts = [huge, fits.clone(), "{\"kind\":\"missing\"}".to_string()];
+        let started = std::time::Instant::now();
+        let got = outcomes(&reply(&texts), texts.len());
+        assert!(
+            started.elapsed().as_secs_f64() < 5.0,
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(got[0], CaseOutcome::OutputTooLarge);
+        assert!(matches!(&got[1], CaseOutcome::Returned { value, .. }
+            if value.text().len() == 31 * 100_003 + 1));
+        assert_eq!(got[2], CaseOutcome::Missing);
+        let (_, bytes) = admission(&fits);
+        assert_eq!(bytes, caps::outcome_bytes(&capped_outcome(&fits)));
+        let n = caps::MAX_SUBMISSION_BYTES / bytes + 1;
+        let many = vec![fits; n];
+        match parse_reply(&reply(&many), n) {
+            Err(RecordError::TooLarge(_)) => {}
+            Ok(_) => panic!("{n} outcomes admitted"),
+            Err(e) => panic!("{e}"),
+        }
     }
 }

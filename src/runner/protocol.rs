@@ -62,6 +62,7 @@ use super::compiled::Compiled;
 use super::setup::Setup;
 use super::HarnessError;
 use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
+use crate::value::marshal;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -326,18 +327,38 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
 /// What starts the child's outcome for a result it wrote as marshal bytes.
 const MARSHALLED_START: &str = "{\"kind\":\"returned\",\"marshal\":\"";
 
-/// The `returned` outcome, as the recording format writes it, of a text
-/// the child wrote for a new result it checked holds only what tagged JSON
-/// carries exactly (`_fast_returned` in child.py): `{"kind":"returned",
-/// "marshal":"<hex of marshal.dumps(result)>","shares_with_args":false,
-/// "args_changed":<bool>}`. Its value is read from the bytes ([`marshal::read`],
-/// within the recording's caps) and written as tagged JSON: the grader, not
-/// the child, tells tuples, non-text keys, wide ints and lone surrogates
-/// apart. `None` for any other text, and for one of this shape that does
-/// not read (then it is admitted, and refused, as written).
+/// What the grader builds of a marshalled result, at most: the recording
+/// format's caps on one value ([`caps::MAX_VALUE_BYTES`] of tagged JSON,
+/// [`caps::MAX_VALUE_ELEMENTS`] nodes, an int's text
+/// [`budget::MAX_INT_TEXT_CHARS`]), each back-reference counted as the
+/// whole value it copies.
 ///
-/// [`marshal::read`]: crate::value::marshal::read
-pub fn expand_marshalled(text: &str) -> Option<String> {
+/// [`caps::MAX_VALUE_BYTES`]: crate::recording::caps::MAX_VALUE_BYTES
+/// [`caps::MAX_VALUE_ELEMENTS`]: crate::recording::caps::MAX_VALUE_ELEMENTS
+/// [`budget::MAX_INT_TEXT_CHARS`]: crate::value::budget::MAX_INT_TEXT_CHARS
+pub const MARSHAL_LIMITS: marshal::Limits = marshal::Limits {
+    depth: json::MAX_VALUE_NESTING,
+    nodes: crate::recording::caps::MAX_VALUE_ELEMENTS,
+    tagged_bytes: crate::recording::caps::MAX_VALUE_BYTES,
+    int_text_chars: crate::value::budget::MAX_INT_TEXT_CHARS,
+};
+
+/// What a text of the marshalled shape (see [`expand_marshalled`]) stands for.
+#[derive(Debug, PartialEq)]
+pub enum Marshalled<T> {
+    /// A value within [`MARSHAL_LIMITS`].
+    Fits(T),
+    /// A valid value that would build more than one value may hold (or
+    /// more than [`caps::MAX_VALUE_BYTES`] of marshal bytes): the case's
+    /// outcome is `output-too-large`, found before anything is built.
+    ///
+    /// [`caps::MAX_VALUE_BYTES`]: crate::recording::caps::MAX_VALUE_BYTES
+    TooLarge,
+}
+
+/// The marshal bytes (still hex) and `args_changed` of a text of the
+/// marshalled shape; `None` for any other text.
+fn marshalled_parts(text: &str) -> Option<(&str, bool)> {
     let rest = text.strip_prefix(MARSHALLED_START)?;
     let (hex, rest) = rest.split_once('"')?;
     let args_changed = match rest {
@@ -345,23 +366,62 @@ pub fn expand_marshalled(text: &str) -> Option<String> {
         ",\"shares_with_args\":false,\"args_changed\":true}" => true,
         _ => return None,
     };
-    // Lowercase, as the child writes it.
-    if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES
-        || hex.bytes().any(|c| c.is_ascii_uppercase())
-    {
-        return None;
+    Some((hex, args_changed))
+}
+
+/// The marshal bytes of a text of the marshalled shape, `Ok(None)` when
+/// they are more than one value's cap, `Err` when they are not hex as the
+/// child writes it (lowercase).
+fn marshalled_bytes(hex: &str) -> Result<Option<Vec<u8>>, ()> {
+    if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
+        return Ok(None);
     }
-    let bytes = hex::decode(hex).ok()?;
-    let value = crate::value::marshal::read(
-        &bytes,
-        json::MAX_VALUE_NESTING,
-        crate::recording::caps::MAX_VALUE_ELEMENTS,
-    )
-    .ok()?;
+    if hex.bytes().any(|c| c.is_ascii_uppercase()) {
+        return Err(());
+    }
+    hex::decode(hex).map(Some).map_err(|_| ())
+}
+
+/// The `returned` outcome, as the recording format writes it, of a text
+/// the child wrote for a new result it checked holds only what tagged JSON
+/// carries exactly (`_fast_returned` in child.py): `{"kind":"returned",
+/// "marshal":"<hex of marshal.dumps(result)>","shares_with_args":false,
+/// "args_changed":<bool>}`. Its value is read from the bytes ([`marshal::read`],
+/// within [`MARSHAL_LIMITS`], checked before anything is built: a few
+/// bytes of back-references can stand for terabytes) and written as
+/// tagged JSON: the grader, not the child, tells tuples, non-text keys,
+/// wide ints and lone surrogates apart. `None` for any other text, and for
+/// one of this shape that does not read (then it is admitted, and refused,
+/// as written).
+pub fn expand_marshalled(text: &str) -> Option<Marshalled<String>> {
+    let (hex, args_changed) = marshalled_parts(text)?;
+    let Some(bytes) = marshalled_bytes(hex).ok()? else {
+        return Some(Marshalled::TooLarge);
+    };
+    let value = match marshal::read(&bytes, MARSHAL_LIMITS) {
+        Ok(value) => value,
+        Err(marshal::ReadError::TooLarge { .. }) => return Some(Marshalled::TooLarge),
+        Err(_) => return None,
+    };
     let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
-    Some(format!(
+    Some(Marshalled::Fits(format!(
         "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{args_changed}}}"
-    ))
+    )))
+}
+
+/// What [`expand_marshalled`] would make of `text`, building nothing
+/// (linear in its bytes): the length of the value's tagged JSON (see
+/// [`marshal::Size::tagged_bytes`]), or too large. `None` as there.
+pub fn measure_marshalled(text: &str) -> Option<Marshalled<usize>> {
+    let (hex, _) = marshalled_parts(text)?;
+    let Some(bytes) = marshalled_bytes(hex).ok()? else {
+        return Some(Marshalled::TooLarge);
+    };
+    match marshal::measure(&bytes, MARSHAL_LIMITS) {
+        Ok(size) => Some(Marshalled::Fits(size.tagged_bytes)),
+        Err(marshal::ReadError::TooLarge { .. }) => Some(Marshalled::TooLarge),
+        Err(_) => None,
+    }
 }
 
 #[cfg(test)]
