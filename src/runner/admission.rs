@@ -127,19 +127,32 @@ impl Admitting {
     /// Each text parsed and capped on its own (side by side with
     /// `parallel`: each is capped by the supervisor's line limit), their
     /// sizes summed in order, then, as far as the total holds, each value
-    /// decoded once.
+    /// decoded once. A long text the same as the one before it (an import
+    /// error, which the supervisor copies into every case) is admitted
+    /// once: its copies share what it was admitted as, and count as much.
     fn admit(&mut self, texts: &[&str], parallel: bool) {
         if self.too_large.is_some() {
             return;
         }
-        let capped: Vec<(Admission, usize)> = match parallel {
+        let copies = copies(texts);
+        let admit = |(text, copy): (&&str, &Option<usize>)| match copy {
+            Some(_) => (Admission::Copy, 0),
+            None => admission(text),
+        };
+        let mut capped: Vec<(Admission, usize)> = match parallel {
             true => texts
                 .par_iter()
+                .zip(&copies)
                 .with_min_len(64)
-                .map(|t| admission(t))
+                .map(admit)
                 .collect(),
-            false => texts.iter().map(|t| admission(t)).collect(),
+            false => texts.iter().zip(&copies).map(admit).collect(),
         };
+        for (i, copy) in copies.iter().enumerate() {
+            if let Some(j) = *copy {
+                capped[i].1 = capped[j].1;
+            }
+        }
         let mut total = self.total;
         for (_, bytes) in &capped {
             total += bytes;
@@ -148,7 +161,7 @@ impl Admitting {
                 return;
             }
         }
-        let decoded: Vec<(Arc<str>, usize)> = match parallel {
+        let mut decoded: Vec<(Arc<str>, usize)> = match parallel {
             true => capped
                 .into_par_iter()
                 .with_min_len(64)
@@ -161,6 +174,11 @@ impl Admitting {
                 .map(|(a, text)| decoded(a, text))
                 .collect(),
         };
+        for (i, copy) in copies.iter().enumerate() {
+            if let Some(j) = *copy {
+                decoded[i] = decoded[j].clone();
+            }
+        }
         // A marshalled value counted as measured is counted as written
         // (at most a digit more an int).
         self.total += decoded.iter().map(|(_, bytes)| bytes).sum::<usize>();
@@ -169,6 +187,32 @@ impl Admitting {
         }
         self.admitted.extend(decoded);
     }
+}
+
+/// Texts at least this long are compared with the long text before them.
+const COPY_BYTES: usize = 1024;
+
+/// For each text, the position of an earlier one it is the same as: the
+/// last long one before it, when it is long too (texts are compared as
+/// bytes, in linear time).
+fn copies(texts: &[&str]) -> Vec<Option<usize>> {
+    let mut last: Option<usize> = None;
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.len() < COPY_BYTES {
+                return None;
+            }
+            match last {
+                Some(j) if std::ptr::eq(texts[j], *t) || texts[j] == *t => Some(j),
+                _ => {
+                    last = Some(i);
+                    None
+                }
+            }
+        })
+        .collect()
 }
 
 /// One text recalled (see [`admitted`]), measured (a result the child
@@ -195,6 +239,8 @@ fn admission(text: &str) -> (Admission, usize) {
 fn decoded((admission, bytes): (Admission, usize), text: &str) -> (Arc<str>, usize) {
     match admission {
         Admission::Known(kept) => (kept, bytes),
+        // Filled from the text it is a copy of.
+        Admission::Copy => (Arc::from(""), 0),
         Admission::Marshalled => {
             let capped = capped_outcome(text);
             let bytes = caps::outcome_bytes(&capped);
@@ -234,6 +280,8 @@ enum Admission {
     /// A result the child sent as marshal bytes, measured: expanded,
     /// capped and decoded once the whole submission is known to fit.
     Marshalled,
+    /// The same as an earlier text of the same reply ([`copies`]).
+    Copy,
 }
 
 /// What an outcome the harness cannot vouch for is graded as.

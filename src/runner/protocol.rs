@@ -55,7 +55,9 @@
 //!    the captured `output`, runtime `integrity` findings, the `pyc` it
 //!    compiled, or an `error`), then each outcome from `first` on after a
 //!    tab, as the child wrote it (the supervisor passes outcome texts on
-//!    unparsed; they are admitted by [`super::admission`]). A result that
+//!    unparsed; they are admitted by [`super::admission`]); `=` for the
+//!    very outcome before it (an import error is one outcome for every
+//!    case: the answer holds it once). A result that
 //!    is new and plain comes as its marshal bytes ([`expand_marshalled`]).
 
 use super::compiled::Compiled;
@@ -294,9 +296,28 @@ pub fn read_part(line: &str) -> Option<Result<(usize, Vec<&str>), HarnessError>>
     };
     let texts = match rest {
         "" => Vec::new(),
-        rest => rest.split('\t').collect(),
+        rest => outcome_texts(rest),
     };
     Some(Ok((head.part, texts)))
+}
+
+/// What the supervisor writes for an outcome that is the very outcome
+/// before it (an import error, which it copies into every case).
+const SAME_AS_BEFORE: &str = "=";
+
+/// The outcome texts after a head, tab-separated: [`SAME_AS_BEFORE`] read
+/// as the text before it (the same slice, so admitting it twice costs
+/// nothing: see `admission`); first in the line, it stays as it is (not a
+/// valid outcome).
+fn outcome_texts(rest: &str) -> Vec<&str> {
+    let mut texts: Vec<&str> = Vec::new();
+    for text in rest.split('\t') {
+        match (text, texts.last()) {
+            (SAME_AS_BEFORE, Some(&before)) => texts.push(before),
+            _ => texts.push(text),
+        }
+    }
+    texts
 }
 
 /// A reply split into its head and its outcome texts (still unparsed).
@@ -314,7 +335,7 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
     if let Some(error) = head.error {
         return Err(HarnessError::Reported(error));
     }
-    let texts = rest.map(|r| r.split('\t').collect()).unwrap_or_default();
+    let texts = rest.map(outcome_texts).unwrap_or_default();
     Ok((
         Head {
             error: None,
@@ -371,15 +392,43 @@ fn marshalled_parts(text: &str) -> Option<(&str, bool)> {
 
 /// The marshal bytes of a text of the marshalled shape, `Ok(None)` when
 /// they are more than one value's cap, `Err` when they are not hex as the
-/// child writes it (lowercase).
+/// child writes it (lowercase). One pass, a table lookup a digit: the
+/// hex can be 8 MiB.
 fn marshalled_bytes(hex: &str) -> Result<Option<Vec<u8>>, ()> {
+    /// Each byte's value as a lowercase hexadecimal digit; 16 for any other.
+    const NIBBLE: [u8; 256] = {
+        let mut t = [16u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            t[b] = match b as u8 {
+                c @ b'0'..=b'9' => c - b'0',
+                c @ b'a'..=b'f' => c - b'a' + 10,
+                _ => 16,
+            };
+            b += 1;
+        }
+        t
+    };
     if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
         return Ok(None);
     }
-    if hex.bytes().any(|c| c.is_ascii_uppercase()) {
+    let hex = hex.as_bytes();
+    if hex.len() % 2 != 0 {
         return Err(());
     }
-    hex::decode(hex).map(Some).map_err(|_| ())
+    let mut bad = 0u8;
+    let bytes = hex
+        .chunks_exact(2)
+        .map(|pair| {
+            let (high, low) = (NIBBLE[usize::from(pair[0])], NIBBLE[usize::from(pair[1])]);
+            bad |= high | low;
+            (high & 15) << 4 | (low & 15)
+        })
+        .collect();
+    match bad & 16 {
+        0 => Ok(Some(bytes)),
+        _ => Err(()),
+    }
 }
 
 /// The `returned` outcome, as the recording format writes it, of a text
@@ -454,6 +503,19 @@ mod tests {
             job_lines(b"", Some("00ff"), Some((&[0, 2], 1)), true),
             "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1,\"last\":true}\n"
         );
+    }
+
+    /// An import error is one outcome for every case: the supervisor
+    /// writes it once, then `=` for each case after.
+    #[test]
+    fn an_outcome_the_same_as_the_one_before_is_written_once() {
+        let (head, texts) = read_reply("{\"n\":4,\"output\":\"\"}\tbody\t=\t=\tx\n").unwrap();
+        assert_eq!(head.n, 4);
+        assert_eq!(texts, ["body", "body", "body", "x"]);
+        assert!(std::ptr::eq(texts[0], texts[2]));
+        // First in its line, it is not a valid outcome (a crash).
+        let (_, texts) = read_part("{\"part\":0}\t=\ta\t=\n").unwrap().unwrap();
+        assert_eq!(texts, ["=", "a", "a"]);
     }
 
     #[test]
