@@ -224,8 +224,9 @@ fn admission(text: &str) -> (Admission, usize) {
         return (Admission::Known(a.text), a.bytes);
     }
     let capped = match protocol::measure_marshalled(text) {
-        Some(Marshalled::Fits(value_bytes)) => {
-            return (Admission::Marshalled, caps::returned_bytes(value_bytes))
+        Some(Marshalled::Fits(measured)) => {
+            let bytes = caps::returned_bytes(measured.tagged_bytes());
+            return (Admission::Marshalled(Box::new(measured)), bytes);
         }
         Some(Marshalled::TooLarge) => CaseOutcome::OutputTooLarge,
         None => capped_outcome(text),
@@ -241,8 +242,8 @@ fn decoded((admission, bytes): (Admission, usize), text: &str) -> (Arc<str>, usi
         Admission::Known(kept) => (kept, bytes),
         // Filled from the text it is a copy of.
         Admission::Copy => (Arc::from(""), 0),
-        Admission::Marshalled => {
-            let capped = capped_outcome(text);
+        Admission::Marshalled(measured) => {
+            let capped = capped_text(measured.expand().as_deref().unwrap_or(text));
             let bytes = caps::outcome_bytes(&capped);
             decoded((Admission::Capped(capped), bytes), text)
         }
@@ -279,7 +280,7 @@ enum Admission {
     Capped(CaseOutcome),
     /// A result the child sent as marshal bytes, measured: expanded,
     /// capped and decoded once the whole submission is known to fit.
-    Marshalled,
+    Marshalled(Box<protocol::MeasuredResult>),
     /// The same as an earlier text of the same reply ([`copies`]).
     Copy,
 }
@@ -296,12 +297,17 @@ const CRASHED: CaseOutcome = CaseOutcome::Crashed {
 /// what the submission's total counts; a crash when it is not a valid
 /// outcome.
 fn capped_outcome(text: &str) -> CaseOutcome {
-    let expanded = match protocol::expand_marshalled(text) {
-        Some(Marshalled::TooLarge) => return CaseOutcome::OutputTooLarge,
-        Some(Marshalled::Fits(expanded)) => Some(expanded),
-        None => None,
-    };
-    CaseOutcome::parse(expanded.as_deref().unwrap_or(text))
+    match protocol::expand_marshalled(text) {
+        Some(Marshalled::TooLarge) => CaseOutcome::OutputTooLarge,
+        Some(Marshalled::Fits(expanded)) => capped_text(&expanded),
+        None => capped_text(text),
+    }
+}
+
+/// An outcome text (a marshalled result's written out) parsed and capped;
+/// a crash when it is not a valid outcome.
+fn capped_text(text: &str) -> CaseOutcome {
+    CaseOutcome::parse(text)
         .ok()
         .and_then(|o| caps::cap_outcome(o).ok())
         .unwrap_or(CRASHED)

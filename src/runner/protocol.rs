@@ -365,7 +365,7 @@ pub const MARSHAL_LIMITS: marshal::Limits = marshal::Limits {
 };
 
 /// What a text of the marshalled shape (see [`expand_marshalled`]) stands for.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Marshalled<T> {
     /// A value within [`MARSHAL_LIMITS`].
     Fits(T),
@@ -443,31 +443,51 @@ fn marshalled_bytes(hex: &str) -> Result<Option<Vec<u8>>, ()> {
 /// one of this shape that does not read (then it is admitted, and refused,
 /// as written).
 pub fn expand_marshalled(text: &str) -> Option<Marshalled<String>> {
+    Some(match measure_marshalled(text)? {
+        Marshalled::Fits(measured) => Marshalled::Fits(measured.expand()?),
+        Marshalled::TooLarge => Marshalled::TooLarge,
+    })
+}
+
+/// A text of the marshalled shape whose bytes were measured, nothing built
+/// yet ([`measure_marshalled`]).
+#[derive(Debug)]
+pub struct MeasuredResult {
+    bytes: Vec<u8>,
+    measured: marshal::Measured,
+    args_changed: bool,
+}
+
+impl MeasuredResult {
+    /// The length of its value's tagged JSON (see [`marshal::Size::tagged_bytes`]).
+    pub fn tagged_bytes(&self) -> usize {
+        self.measured.size.tagged_bytes
+    }
+
+    /// The `returned` outcome, as [`expand_marshalled`] writes it.
+    pub fn expand(self) -> Option<String> {
+        let value = self.measured.build(&self.bytes).ok()?;
+        let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
+        Some(format!(
+            "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{}}}",
+            self.args_changed
+        ))
+    }
+}
+
+/// What [`expand_marshalled`] would make of `text`, building nothing
+/// (linear in its bytes): its bytes measured, or too large. `None` as there.
+pub fn measure_marshalled(text: &str) -> Option<Marshalled<MeasuredResult>> {
     let (hex, args_changed) = marshalled_parts(text)?;
     let Some(bytes) = marshalled_bytes(hex).ok()? else {
         return Some(Marshalled::TooLarge);
     };
-    let value = match marshal::read(&bytes, MARSHAL_LIMITS) {
-        Ok(value) => value,
-        Err(marshal::ReadError::TooLarge { .. }) => return Some(Marshalled::TooLarge),
-        Err(_) => return None,
-    };
-    let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
-    Some(Marshalled::Fits(format!(
-        "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{args_changed}}}"
-    )))
-}
-
-/// What [`expand_marshalled`] would make of `text`, building nothing
-/// (linear in its bytes): the length of the value's tagged JSON (see
-/// [`marshal::Size::tagged_bytes`]), or too large. `None` as there.
-pub fn measure_marshalled(text: &str) -> Option<Marshalled<usize>> {
-    let (hex, _) = marshalled_parts(text)?;
-    let Some(bytes) = marshalled_bytes(hex).ok()? else {
-        return Some(Marshalled::TooLarge);
-    };
     match marshal::measure(&bytes, MARSHAL_LIMITS) {
-        Ok(size) => Some(Marshalled::Fits(size.tagged_bytes)),
+        Ok(measured) => Some(Marshalled::Fits(MeasuredResult {
+            bytes,
+            measured,
+            args_changed,
+        })),
         Err(marshal::ReadError::TooLarge { .. }) => Some(Marshalled::TooLarge),
         Err(_) => None,
     }

@@ -221,22 +221,41 @@ pub struct Size {
 /// measured first ([`measure`]: nothing is built past the limits), then
 /// read, so the work is linear in the bytes and in what is built.
 pub fn read(bytes: &[u8], limits: Limits) -> Result<PyValue, ReadError> {
-    let mut measured = Reader::new(bytes, limits, None);
-    measured.whole()?;
-    let keep = measured
-        .refs
-        .iter()
-        .map(|s| s.as_ref().is_some_and(|s| s.referenced))
-        .collect();
-    Reader::new(bytes, limits, Some(keep)).whole()
+    measure(bytes, limits)?.build(bytes)
 }
 
 /// What [`read`] would build of `bytes`, building nothing: linear in the
 /// bytes (a back-reference's size is kept with what it names).
-pub fn measure(bytes: &[u8], limits: Limits) -> Result<Size, ReadError> {
+pub fn measure(bytes: &[u8], limits: Limits) -> Result<Measured, ReadError> {
     let mut r = Reader::new(bytes, limits, None);
     r.whole()?;
-    Ok(r.built)
+    let keep = r
+        .refs
+        .iter()
+        .map(|s| s.as_ref().is_some_and(|s| s.referenced))
+        .collect();
+    Ok(Measured {
+        size: r.built,
+        limits,
+        keep,
+    })
+}
+
+/// Bytes [`measure`]d: what their value builds, and which of their flagged
+/// values a back-reference names (only those are kept while building).
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub size: Size,
+    limits: Limits,
+    keep: Vec<bool>,
+}
+
+impl Measured {
+    /// The value of the bytes measured (the same bytes: anything else is
+    /// an error, never a value past the limits).
+    pub fn build(self, bytes: &[u8]) -> Result<PyValue, ReadError> {
+        Reader::new(bytes, self.limits, Some(self.keep)).whole()
+    }
 }
 
 /// marshal's FLAG_REF: the value is kept for later back-references.
@@ -473,7 +492,10 @@ impl<'a> Reader<'a> {
                 nodes: self.built.nodes - before.nodes,
                 tagged_bytes: self.built.tagged_bytes - before.tagged_bytes,
             };
-            let keep = self.keep.as_ref().is_some_and(|k| k[slot]);
+            let keep = self
+                .keep
+                .as_ref()
+                .is_some_and(|k| k.get(slot) == Some(&true));
             self.refs[slot] = Some(Slot {
                 value: keep.then(|| v.clone()),
                 size,
@@ -872,7 +894,7 @@ mod tests {
         ];
         for v in &exact {
             let bytes = to_bytes(v).unwrap();
-            let size = measure(&bytes, LIMITS).unwrap();
+            let size = measure(&bytes, LIMITS).unwrap().size;
             assert_eq!(size.tagged_bytes, tagged_len(v), "{v:?}");
         }
         // Decimal ints outside i64: their digits bounded from their width.
@@ -881,6 +903,7 @@ mod tests {
                 let v = PyValue::Int(v);
                 let measured = measure(&to_bytes(&v).unwrap(), LIMITS)
                     .unwrap()
+                    .size
                     .tagged_bytes;
                 let want = tagged_len(&v);
                 assert!(
@@ -892,7 +915,7 @@ mod tests {
         // Version 4: `{'a': [x, x], 'b': 'a', 'c': (1,)}` for `x = [7]`.
         let bytes = b"{\xda\x01a[\x02\x00\x00\x00\xdb\x01\x00\x00\x00\xe9\x07\x00\x00\x00r\x01\x00\x00\x00\xda\x01br\x00\x00\x00\x00\xda\x01c\xa9\x01\xe9\x01\x00\x00\x000";
         let v = read_all(bytes).unwrap();
-        let size = measure(bytes, LIMITS).unwrap();
+        let size = measure(bytes, LIMITS).unwrap().size;
         assert_eq!(size.tagged_bytes, tagged_len(&v));
         assert_eq!(size.nodes, 12);
     }
@@ -935,7 +958,7 @@ mod tests {
         let got = read_all(few[0]).unwrap();
         assert!(same(&got, &PyValue::List(vec![PyValue::str("hi"); 3])));
         assert_eq!(
-            measure(few[0], LIMITS).unwrap().tagged_bytes,
+            measure(few[0], LIMITS).unwrap().size.tagged_bytes,
             tagged_len(&got)
         );
     }
@@ -970,7 +993,7 @@ mod tests {
         // A zero top digit (never written by CPython) is no digit.
         let padded = b"l\x02\x00\x00\x00\x05\x00\x00\x00";
         assert!(matches!(read_all(padded).unwrap(), PyValue::Int(i) if i == BigInt::from(5)));
-        assert_eq!(measure(padded, LIMITS).unwrap().tagged_bytes, 1);
+        assert_eq!(measure(padded, LIMITS).unwrap().size.tagged_bytes, 1);
     }
 
     /// A dict of many keys is built by key hash (40,000 int keys took
