@@ -1,6 +1,8 @@
 //! Admitting a reply's outcome texts: each parsed and capped (or, when it
-//! was admitted before, recalled from [`crate::recording::admitted`]), the
-//! submission's total checked before any value is decoded, then each value
+//! was admitted before, recalled from [`crate::recording::admitted`]; a
+//! result sent as marshal bytes measured, nothing built: what its tagged
+//! JSON will take, each back-reference counted in full), the submission's
+//! total checked before any value is decoded or expanded, then each value
 //! decoded once. An outcome the harness could not vouch for (a student
 //! writing garbage into its own result channel) becomes `crashed`.
 
