@@ -192,10 +192,18 @@ fn admit_mro(mro: Vec<String>) -> Vec<String> {
     out
 }
 
+/// What [`outcome_bytes`] counts for any outcome, besides its text.
+const OUTCOME_FIXED_BYTES: usize = 64;
+
+/// What [`outcome_bytes`] counts for a returned outcome whose value's
+/// tagged JSON is `value_bytes` long.
+pub fn returned_bytes(value_bytes: usize) -> usize {
+    OUTCOME_FIXED_BYTES.saturating_add(value_bytes)
+}
+
 /// The bytes an outcome holds, as [`MAX_SUBMISSION_BYTES`] counts them.
 pub fn outcome_bytes(outcome: &CaseOutcome) -> usize {
-    const FIXED: usize = 64;
-    FIXED
+    OUTCOME_FIXED_BYTES
         + match outcome {
             CaseOutcome::Returned { value, .. } => value.text().len(),
             CaseOutcome::Raised {

@@ -1,10 +1,12 @@
 //! Admitting a reply's outcome texts: each parsed and capped (or, when it
-//! was admitted before, recalled from [`crate::recording::admitted`]), the
-//! submission's total checked before any value is decoded, then each value
+//! was admitted before, recalled from [`crate::recording::admitted`]; a
+//! result sent as marshal bytes measured, nothing built: what its tagged
+//! JSON will take, each back-reference counted in full), the submission's
+//! total checked before any value is decoded or expanded, then each value
 //! decoded once. An outcome the harness could not vouch for (a student
 //! writing garbage into its own result channel) becomes `crashed`.
 
-use super::protocol;
+use super::protocol::{self, Marshalled};
 use super::{HarnessError, RecordError};
 use crate::recording::admitted;
 use crate::recording::caps;
@@ -127,19 +129,32 @@ impl Admitting {
     /// Each text parsed and capped on its own (side by side with
     /// `parallel`: each is capped by the supervisor's line limit), their
     /// sizes summed in order, then, as far as the total holds, each value
-    /// decoded once.
+    /// decoded once. A long text the same as the one before it (an import
+    /// error, which the supervisor copies into every case) is admitted
+    /// once: its copies share what it was admitted as, and count as much.
     fn admit(&mut self, texts: &[&str], parallel: bool) {
         if self.too_large.is_some() {
             return;
         }
-        let capped: Vec<(Admission, usize)> = match parallel {
+        let copies = copies(texts);
+        let admit = |(text, copy): (&&str, &Option<usize>)| match copy {
+            Some(_) => (Admission::Copy, 0),
+            None => admission(text),
+        };
+        let mut capped: Vec<(Admission, usize)> = match parallel {
             true => texts
                 .par_iter()
+                .zip(&copies)
                 .with_min_len(64)
-                .map(|t| admission(t))
+                .map(admit)
                 .collect(),
-            false => texts.iter().map(|t| admission(t)).collect(),
+            false => texts.iter().zip(&copies).map(admit).collect(),
         };
+        for (i, copy) in copies.iter().enumerate() {
+            if let Some(j) = *copy {
+                capped[i].1 = capped[j].1;
+            }
+        }
         let mut total = self.total;
         for (_, bytes) in &capped {
             total += bytes;
@@ -148,8 +163,7 @@ impl Admitting {
                 return;
             }
         }
-        self.total = total;
-        let decoded: Vec<(Arc<str>, usize)> = match parallel {
+        let mut decoded: Vec<(Arc<str>, usize)> = match parallel {
             true => capped
                 .into_par_iter()
                 .with_min_len(64)
@@ -162,21 +176,65 @@ impl Admitting {
                 .map(|(a, text)| decoded(a, text))
                 .collect(),
         };
+        for (i, copy) in copies.iter().enumerate() {
+            if let Some(j) = *copy {
+                decoded[i] = decoded[j].clone();
+            }
+        }
+        // A marshalled value counted as measured is counted as written
+        // (at most a digit more an int).
+        self.total += decoded.iter().map(|(_, bytes)| bytes).sum::<usize>();
+        if let Some(why) = caps::over_total(self.total) {
+            self.too_large = Some(why.to_string());
+        }
         self.admitted.extend(decoded);
     }
 }
 
-/// One text recalled (see [`admitted`]) or parsed and capped, with the
-/// bytes it counts toward the submission's total.
+/// Texts at least this long are compared with the long text before them.
+const COPY_BYTES: usize = 1024;
+
+/// For each text, the position of an earlier one it is the same as: the
+/// last long one before it, when it is long too (texts are compared as
+/// bytes, in linear time).
+fn copies(texts: &[&str]) -> Vec<Option<usize>> {
+    let mut last: Option<usize> = None;
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.len() < COPY_BYTES {
+                return None;
+            }
+            match last {
+                Some(j) if std::ptr::eq(texts[j], *t) || texts[j] == *t => Some(j),
+                _ => {
+                    last = Some(i);
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// One text recalled (see [`admitted`]), measured (a result the child
+/// sent as marshal bytes: what its value's tagged JSON will take, nothing
+/// built) or parsed and capped, with the bytes it counts toward the
+/// submission's total.
 fn admission(text: &str) -> (Admission, usize) {
-    match admitted::recall(text) {
-        Some(a) => (Admission::Known(a.text), a.bytes),
-        None => {
-            let capped = capped_outcome(text);
-            let bytes = caps::outcome_bytes(&capped);
-            (Admission::Capped(capped), bytes)
-        }
+    if let Some(a) = admitted::recall(text) {
+        return (Admission::Known(a.text), a.bytes);
     }
+    let capped = match protocol::measure_marshalled(text) {
+        Some(Marshalled::Fits(measured)) => {
+            let bytes = caps::returned_bytes(measured.tagged_bytes());
+            return (Admission::Marshalled(Box::new(measured)), bytes);
+        }
+        Some(Marshalled::TooLarge) => CaseOutcome::OutputTooLarge,
+        None => capped_outcome(text),
+    };
+    let bytes = caps::outcome_bytes(&capped);
+    (Admission::Capped(capped), bytes)
 }
 
 /// One admitted text as the store keeps it (its value decoded, once the
@@ -184,6 +242,13 @@ fn admission(text: &str) -> (Admission, usize) {
 fn decoded((admission, bytes): (Admission, usize), text: &str) -> (Arc<str>, usize) {
     match admission {
         Admission::Known(kept) => (kept, bytes),
+        // Filled from the text it is a copy of.
+        Admission::Copy => (Arc::from(""), 0),
+        Admission::Marshalled(measured) => {
+            let capped = capped_text(measured.expand().as_deref().unwrap_or(text));
+            let bytes = caps::outcome_bytes(&capped);
+            decoded((Admission::Capped(capped), bytes), text)
+        }
         Admission::Capped(capped) => {
             let kept = match caps::check_outcome(&capped) {
                 Ok(()) => outcome_text(&capped),
@@ -215,6 +280,11 @@ enum Admission {
     /// Parsed and capped now; its value is decoded once the whole
     /// submission is known to fit.
     Capped(CaseOutcome),
+    /// A result the child sent as marshal bytes, measured: expanded,
+    /// capped and decoded once the whole submission is known to fit.
+    Marshalled(Box<protocol::MeasuredResult>),
+    /// The same as an earlier text of the same reply ([`copies`]).
+    Copy,
 }
 
 /// What an outcome the harness cannot vouch for is graded as.
@@ -229,8 +299,17 @@ const CRASHED: CaseOutcome = CaseOutcome::Crashed {
 /// what the submission's total counts; a crash when it is not a valid
 /// outcome.
 fn capped_outcome(text: &str) -> CaseOutcome {
-    let expanded = protocol::expand_marshalled(text);
-    CaseOutcome::parse(expanded.as_deref().unwrap_or(text))
+    match protocol::expand_marshalled(text) {
+        Some(Marshalled::TooLarge) => CaseOutcome::OutputTooLarge,
+        Some(Marshalled::Fits(expanded)) => capped_text(&expanded),
+        None => capped_text(text),
+    }
+}
+
+/// An outcome text (a marshalled result's written out) parsed and capped;
+/// a crash when it is not a valid outcome.
+fn capped_text(text: &str) -> CaseOutcome {
+    CaseOutcome::parse(text)
         .ok()
         .and_then(|o| caps::cap_outcome(o).ok())
         .unwrap_or(CRASHED)
@@ -483,5 +562,55 @@ mod tests {
         );
         let parsed = a.finish(&answer).unwrap();
         assert_eq!(parsed.outcomes.len(), n);
+    }
+
+    /// `marshal.dumps` of a list of one `len`-character str and `refs`
+    /// back-references to it, as the child would send it.
+    fn repeated_text(len: usize, refs: u32) -> String {
+        let mut v = b"[".to_vec();
+        v.extend_from_slice(&(refs + 1).to_le_bytes());
+        v.push(b'u' | 0x80);
+        v.extend_from_slice(&(len as u32).to_le_bytes());
+        v.extend(std::iter::repeat_n(b'y', len));
+        for _ in 0..refs {
+            v.extend_from_slice(b"r\x00\x00\x00\x00");
+        }
+        format!(
+            "{{\"kind\":\"returned\",\"marshal\":\"{}\",\"shares_with_args\":false,\"args_changed\":false}}",
+            hex::encode(v)
+        )
+    }
+
+    /// A marshalled result that would build more than one value may hold
+    /// (4 MB of back-references to one text stood for 80 GB) is
+    /// `output-too-large`, found before it is built, and the others are
+    /// admitted; copies of one that fits (an import error is copied into
+    /// every case) count what they expand to toward the submission's
+    /// total before any is built.
+    #[test]
+    fn a_marshalled_result_counts_what_it_expands_to() {
+        let huge = repeated_text(100_000, 800_000);
+        let fits = repeated_text(100_000, 30);
+        let texts = [huge, fits.clone(), "{\"kind\":\"missing\"}".to_string()];
+        let started = std::time::Instant::now();
+        let got = outcomes(&reply(&texts), texts.len());
+        assert!(
+            started.elapsed().as_secs_f64() < 5.0,
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(got[0], CaseOutcome::OutputTooLarge);
+        assert!(matches!(&got[1], CaseOutcome::Returned { value, .. }
+            if value.text().len() == 31 * 100_003 + 1));
+        assert_eq!(got[2], CaseOutcome::Missing);
+        let (_, bytes) = admission(&fits);
+        assert_eq!(bytes, caps::outcome_bytes(&capped_outcome(&fits)));
+        let n = caps::MAX_SUBMISSION_BYTES / bytes + 1;
+        let many = vec![fits; n];
+        match parse_reply(&reply(&many), n) {
+            Err(RecordError::TooLarge(_)) => {}
+            Ok(_) => panic!("{n} outcomes admitted"),
+            Err(e) => panic!("{e}"),
+        }
     }
 }

@@ -57,13 +57,16 @@
 //!    the captured `output`, runtime `integrity` findings, the `pyc` it
 //!    compiled, or an `error`), then each outcome from `first` on after a
 //!    tab, as the child wrote it (the supervisor passes outcome texts on
-//!    unparsed; they are admitted by [`super::admission`]). A result that
+//!    unparsed; they are admitted by [`super::admission`]); `=` for the
+//!    very outcome before it (an import error is one outcome for every
+//!    case: the answer holds it once). A result that
 //!    is new and plain comes as its marshal bytes ([`expand_marshalled`]).
 
 use super::compiled::Compiled;
 use super::setup::Setup;
 use super::HarnessError;
 use crate::recording::json::{self, JsonError, MAX_REPLY_HEAD_NESTING};
+use crate::value::marshal;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -302,9 +305,28 @@ pub fn read_part(line: &str) -> Option<Result<(usize, Vec<&str>), HarnessError>>
     };
     let texts = match rest {
         "" => Vec::new(),
-        rest => rest.split('\t').collect(),
+        rest => outcome_texts(rest),
     };
     Some(Ok((head.part, texts)))
+}
+
+/// What the supervisor writes for an outcome that is the very outcome
+/// before it (an import error, which it copies into every case).
+const SAME_AS_BEFORE: &str = "=";
+
+/// The outcome texts after a head, tab-separated: [`SAME_AS_BEFORE`] read
+/// as the text before it (the same slice, so admitting it twice costs
+/// nothing: see `admission`); first in the line, it stays as it is (not a
+/// valid outcome).
+fn outcome_texts(rest: &str) -> Vec<&str> {
+    let mut texts: Vec<&str> = Vec::new();
+    for text in rest.split('\t') {
+        match (text, texts.last()) {
+            (SAME_AS_BEFORE, Some(&before)) => texts.push(before),
+            _ => texts.push(text),
+        }
+    }
+    texts
 }
 
 /// A reply split into its head and its outcome texts (still unparsed).
@@ -322,7 +344,7 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
     if let Some(error) = head.error {
         return Err(HarnessError::Reported(error));
     }
-    let texts = rest.map(|r| r.split('\t').collect()).unwrap_or_default();
+    let texts = rest.map(outcome_texts).unwrap_or_default();
     Ok((
         Head {
             error: None,
@@ -335,18 +357,38 @@ pub fn read_reply(line: &str) -> Result<(Head, Vec<&str>), HarnessError> {
 /// What starts the child's outcome for a result it wrote as marshal bytes.
 const MARSHALLED_START: &str = "{\"kind\":\"returned\",\"marshal\":\"";
 
-/// The `returned` outcome, as the recording format writes it, of a text
-/// the child wrote for a new result it checked holds only what tagged JSON
-/// carries exactly (`_fast_returned` in child.py): `{"kind":"returned",
-/// "marshal":"<hex of marshal.dumps(result)>","shares_with_args":false,
-/// "args_changed":<bool>}`. Its value is read from the bytes ([`marshal::read`],
-/// within the recording's caps) and written as tagged JSON: the grader, not
-/// the child, tells tuples, non-text keys, wide ints and lone surrogates
-/// apart. `None` for any other text, and for one of this shape that does
-/// not read (then it is admitted, and refused, as written).
+/// What the grader builds of a marshalled result, at most: the recording
+/// format's caps on one value ([`caps::MAX_VALUE_BYTES`] of tagged JSON,
+/// [`caps::MAX_VALUE_ELEMENTS`] nodes, an int's text
+/// [`budget::MAX_INT_TEXT_CHARS`]), each back-reference counted as the
+/// whole value it copies.
 ///
-/// [`marshal::read`]: crate::value::marshal::read
-pub fn expand_marshalled(text: &str) -> Option<String> {
+/// [`caps::MAX_VALUE_BYTES`]: crate::recording::caps::MAX_VALUE_BYTES
+/// [`caps::MAX_VALUE_ELEMENTS`]: crate::recording::caps::MAX_VALUE_ELEMENTS
+/// [`budget::MAX_INT_TEXT_CHARS`]: crate::value::budget::MAX_INT_TEXT_CHARS
+pub const MARSHAL_LIMITS: marshal::Limits = marshal::Limits {
+    depth: json::MAX_VALUE_NESTING,
+    nodes: crate::recording::caps::MAX_VALUE_ELEMENTS,
+    tagged_bytes: crate::recording::caps::MAX_VALUE_BYTES,
+    int_text_chars: crate::value::budget::MAX_INT_TEXT_CHARS,
+};
+
+/// What a text of the marshalled shape (see [`expand_marshalled`]) stands for.
+#[derive(Debug)]
+pub enum Marshalled<T> {
+    /// A value within [`MARSHAL_LIMITS`].
+    Fits(T),
+    /// A valid value that would build more than one value may hold (or
+    /// more than [`caps::MAX_VALUE_BYTES`] of marshal bytes): the case's
+    /// outcome is `output-too-large`, found before anything is built.
+    ///
+    /// [`caps::MAX_VALUE_BYTES`]: crate::recording::caps::MAX_VALUE_BYTES
+    TooLarge,
+}
+
+/// The marshal bytes (still hex) and `args_changed` of a text of the
+/// marshalled shape; `None` for any other text.
+fn marshalled_parts(text: &str) -> Option<(&str, bool)> {
     let rest = text.strip_prefix(MARSHALLED_START)?;
     let (hex, rest) = rest.split_once('"')?;
     let args_changed = match rest {
@@ -354,23 +396,110 @@ pub fn expand_marshalled(text: &str) -> Option<String> {
         ",\"shares_with_args\":false,\"args_changed\":true}" => true,
         _ => return None,
     };
-    // Lowercase, as the child writes it.
-    if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES
-        || hex.bytes().any(|c| c.is_ascii_uppercase())
-    {
-        return None;
+    Some((hex, args_changed))
+}
+
+/// The marshal bytes of a text of the marshalled shape, `Ok(None)` when
+/// they are more than one value's cap, `Err` when they are not hex as the
+/// child writes it (lowercase). One pass, a table lookup a digit: the
+/// hex can be 8 MiB.
+fn marshalled_bytes(hex: &str) -> Result<Option<Vec<u8>>, ()> {
+    /// Each byte's value as a lowercase hexadecimal digit; 16 for any other.
+    const NIBBLE: [u8; 256] = {
+        let mut t = [16u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            t[b] = match b as u8 {
+                c @ b'0'..=b'9' => c - b'0',
+                c @ b'a'..=b'f' => c - b'a' + 10,
+                _ => 16,
+            };
+            b += 1;
+        }
+        t
+    };
+    if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
+        return Ok(None);
     }
-    let bytes = hex::decode(hex).ok()?;
-    let value = crate::value::marshal::read(
-        &bytes,
-        json::MAX_VALUE_NESTING,
-        crate::recording::caps::MAX_VALUE_ELEMENTS,
-    )
-    .ok()?;
-    let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
-    Some(format!(
-        "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{args_changed}}}"
-    ))
+    let hex = hex.as_bytes();
+    if hex.len() % 2 != 0 {
+        return Err(());
+    }
+    let mut bad = 0u8;
+    let bytes = hex
+        .chunks_exact(2)
+        .map(|pair| {
+            let (high, low) = (NIBBLE[usize::from(pair[0])], NIBBLE[usize::from(pair[1])]);
+            bad |= high | low;
+            (high & 15) << 4 | (low & 15)
+        })
+        .collect();
+    match bad & 16 {
+        0 => Ok(Some(bytes)),
+        _ => Err(()),
+    }
+}
+
+/// The `returned` outcome, as the recording format writes it, of a text
+/// the child wrote for a new result it checked holds only what tagged JSON
+/// carries exactly (`_fast_returned` in child.py): `{"kind":"returned",
+/// "marshal":"<hex of marshal.dumps(result)>","shares_with_args":false,
+/// "args_changed":<bool>}`. Its value is read from the bytes ([`marshal::read`],
+/// within [`MARSHAL_LIMITS`], checked before anything is built: a few
+/// bytes of back-references can stand for terabytes) and written as
+/// tagged JSON: the grader, not the child, tells tuples, non-text keys,
+/// wide ints and lone surrogates apart. `None` for any other text, and for
+/// one of this shape that does not read (then it is admitted, and refused,
+/// as written).
+pub fn expand_marshalled(text: &str) -> Option<Marshalled<String>> {
+    Some(match measure_marshalled(text)? {
+        Marshalled::Fits(measured) => Marshalled::Fits(measured.expand()?),
+        Marshalled::TooLarge => Marshalled::TooLarge,
+    })
+}
+
+/// A text of the marshalled shape whose bytes were measured, nothing built
+/// yet ([`measure_marshalled`]).
+#[derive(Debug)]
+pub struct MeasuredResult {
+    bytes: Vec<u8>,
+    measured: marshal::Measured,
+    args_changed: bool,
+}
+
+impl MeasuredResult {
+    /// The length of its value's tagged JSON (see [`marshal::Size::tagged_bytes`]).
+    pub fn tagged_bytes(&self) -> usize {
+        self.measured.size.tagged_bytes
+    }
+
+    /// The `returned` outcome, as [`expand_marshalled`] writes it.
+    pub fn expand(self) -> Option<String> {
+        let value = self.measured.build(&self.bytes).ok()?;
+        let value = serde_json::to_string(&crate::value::tagged::Tagged(&value)).ok()?;
+        Some(format!(
+            "{{\"kind\":\"returned\",\"value\":{value},\"shares_with_args\":false,\"args_changed\":{}}}",
+            self.args_changed
+        ))
+    }
+}
+
+/// What [`expand_marshalled`] would make of `text`, building nothing
+/// (linear in its bytes): its bytes measured, or too large. `None` as there.
+pub fn measure_marshalled(text: &str) -> Option<Marshalled<MeasuredResult>> {
+    let (hex, args_changed) = marshalled_parts(text)?;
+    let Some(bytes) = marshalled_bytes(hex).ok()? else {
+        return Some(Marshalled::TooLarge);
+    };
+    match marshal::measure(&bytes, MARSHAL_LIMITS) {
+        Ok(measured) => Some(Marshalled::Fits(MeasuredResult {
+            bytes,
+            measured,
+            args_changed,
+        })),
+        Err(marshal::ReadError::TooLarge { .. }) => Some(Marshalled::TooLarge),
+        Err(_) => None,
+    }
 }
 
 #[cfg(test)]
@@ -403,6 +532,19 @@ mod tests {
             job_lines(b"", Some("00ff"), Some((&[0, 2], 1)), &[2, 1], true),
             "job\n{\"source_hex\":\"\",\"pyc_hex\":\"00ff\",\"visible\":[0,2],\"hidden\":1,\"groups\":[2,1],\"last\":true}\n"
         );
+    }
+
+    /// An import error is one outcome for every case: the supervisor
+    /// writes it once, then `=` for each case after.
+    #[test]
+    fn an_outcome_the_same_as_the_one_before_is_written_once() {
+        let (head, texts) = read_reply("{\"n\":4,\"output\":\"\"}\tbody\t=\t=\tx\n").unwrap();
+        assert_eq!(head.n, 4);
+        assert_eq!(texts, ["body", "body", "body", "x"]);
+        assert!(std::ptr::eq(texts[0], texts[2]));
+        // First in its line, it is not a valid outcome (a crash).
+        let (_, texts) = read_part("{\"part\":0}\t=\ta\t=\n").unwrap().unwrap();
+        assert_eq!(texts, ["=", "a", "a"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod util;
 
 mod assignments;
 mod fresh_results;
+mod grader_bounds;
 mod grader_cpu;
 mod grader_faults;
 mod integrity;
