@@ -745,6 +745,33 @@ mod tests {
         assert_eq!(ran(&again, &corpus), want);
     }
 
+    /// A group's child that fails after its group's last case is answered
+    /// (here: it answers that case itself, then writes a line the harness
+    /// did not write) costs the next group none of its cases.
+    #[test]
+    fn a_child_that_fails_after_its_groups_last_case_leaves_the_next_group_whole() {
+        use serde_json::json;
+        let mut corpus = corpus(&[("a0", false), ("a1", false), ("b0", false), ("b1", false)]);
+        for case in &mut corpus.cases {
+            if case.name.starts_with('b') {
+                case.checkpoint = "validate_ticket".into();
+            }
+        }
+        let setup = rlimits_setup(&corpus);
+        let lease = sandbox::lease_uid().unwrap();
+        let mut w = Worker::start(&setup, lease.as_ref(), None).unwrap();
+        let source = "import os\n\
+            def parse_contract_json(s):\n    if s == 'a1':\n        \
+            os.write(3, b'C 1 {\"kind\":\"returned\",\"value\":[\"a1\"],\"shares_with_args\":false,\"args_changed\":false}\\nforged\\n')\n    return [s]\n\
+            validate_ticket = parse_contract_json\n";
+        let reply = w
+            .record(source.as_bytes(), None, &setup.inputs, None, None)
+            .unwrap();
+        let got = ran(&reply, &corpus);
+        assert_eq!(got[2], ("b0".into(), json!(["b0"])), "{got:?}");
+        assert_eq!(got[3], ("b1".into(), json!(["b1"])), "{got:?}");
+    }
+
     /// The self-test runs in the child that then waits for the first job:
     /// what it made to check it can write its folder is gone before any
     /// student code runs there.

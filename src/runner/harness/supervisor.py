@@ -374,8 +374,11 @@ class _Run:
         if not st["imported"]:
             self.fill(start, failure)
             return self.n
-        if st["pending"] < end:
-            self.outcomes[st["pending"]] = dumps(failure).encode()
+        if st["pending"] >= end:
+            # Every case of its group answered (it failed after them, say
+            # in a flush that never returned): the next group starts anew.
+            return end
+        self.outcomes[st["pending"]] = dumps(failure).encode()
         return st["pending"] + 1
 
     def send_part(self, st):
