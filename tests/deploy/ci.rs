@@ -54,7 +54,8 @@ impl Runner {
         path
     }
 
-    /// GitHub Actions: the job's `env`, then each step's `run` in order
+    /// GitHub Actions: the job's `env`, then each step's `run` in order (with
+    /// its own `env` over the job's)
     /// (a `uses` step is an action this runner does not have: skipped), a
     /// failed step skipping the rest but those with `if: always()`;
     /// `$GITHUB_PATH` and `$GITHUB_STEP_SUMMARY` as the runner provides them.
@@ -92,18 +93,21 @@ impl Runner {
             ("GITHUB_PATH".into(), path_file.display().to_string()),
             ("GITHUB_STEP_SUMMARY".into(), summary.display().to_string()),
         ]);
-        for (k, v) in job["env"].as_mapping().expect("job env") {
-            let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
-            let value = if v.contains("${{") {
-                expressions
-                    .get(k)
-                    .unwrap_or_else(|| panic!("no value for {k}: {v}"))
-                    .clone()
-            } else {
-                v.to_string()
-            };
-            env.insert(k.to_string(), value);
-        }
+        let with_env = |env: &mut BTreeMap<String, String>, map: &Yaml| {
+            for (k, v) in map.as_mapping().into_iter().flatten() {
+                let (k, v) = (k.as_str().unwrap(), v.as_str().unwrap());
+                let value = if v.contains("${{") {
+                    expressions
+                        .get(k)
+                        .unwrap_or_else(|| panic!("no value for {k}: {v}"))
+                        .clone()
+                } else {
+                    v.to_string()
+                };
+                env.insert(k.to_string(), value);
+            }
+        };
+        with_env(&mut env, &job["env"]);
         let mut code = 0;
         let mut log = String::new();
         for (i, step) in job["steps"]
@@ -130,7 +134,10 @@ impl Runner {
             path.push("/usr/local/bin:/usr/bin:/bin".into());
             env.insert("PATH".into(), path.join(":"));
             let script = self.script(work, &format!("step-{i}.sh"), run);
-            let (status, out) = self.run(repo, &script, &env);
+            // A step's own env, over the job's, for that step only.
+            let mut step_env = env.clone();
+            with_env(&mut step_env, &step["env"]);
+            let (status, out) = self.run(repo, &script, &step_env);
             log.push_str(&format!("[step {i}: exit {status}]\n{out}"));
             if status != 0 && code == 0 {
                 code = status;

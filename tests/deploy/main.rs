@@ -7,6 +7,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod actionlint;
 mod ci;
 mod conventions;
 mod dist;
