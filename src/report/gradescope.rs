@@ -27,7 +27,9 @@ use serde_json::{json, Value};
 
 /// The name of the instructors-only test (Gradescope shows `hidden` tests to
 /// instructors alone) saying which sandbox tier and interpreter recorded the
-/// submission; `extra_data` carries the same.
+/// submission, written only when the results hold hidden case tests anyway
+/// (with any hidden test, Gradescope shows students no total);
+/// `extra_data` always carries the same.
 pub const ENVIRONMENT_TEST: &str = "Grading environment (instructors only)";
 
 /// The Gradescope visibility given to the corpus's hidden cases
@@ -137,7 +139,11 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
             }
         }
     }
-    if let Some(env) = &env {
+    // Gradescope shows no total to students while any test is hidden: the
+    // environment (in `extra_data` always) is a test only where hidden
+    // tests are asked for anyway (`--gradescope-tests case`, hidden cases).
+    let any_hidden = tests.iter().any(|t| t["visibility"] == "hidden");
+    if let Some(env) = env.as_ref().filter(|_| any_hidden) {
         // Hidden tests are shown to instructors only.
         tests.push(json!({
             "name": ENVIRONMENT_TEST,

@@ -285,9 +285,12 @@ fn gradescope_tests_are_checkpoints_by_default() {
             "parse_contract_json",
             "validate_tool_call",
             "order_tool_results",
-            report::gradescope::ENVIRONMENT_TEST,
         ]
     );
+    // No hidden test, so Gradescope shows students their total; the
+    // environment is in extra_data.
+    assert!(tests.iter().all(|t| t["visibility"] != "hidden"));
+    assert!(v["extra_data"]["sandbox"].as_str().is_some());
     let score: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
     let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
     assert_eq!(score, v["score"].as_f64().unwrap());
