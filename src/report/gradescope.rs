@@ -32,6 +32,14 @@ use serde_json::{json, Value};
 /// `extra_data` always carries the same.
 pub const ENVIRONMENT_TEST: &str = "Grading environment (instructors only)";
 
+/// The format of every `output` (Gradescope's `output_format`): plain text,
+/// shown as written, so the aligned tables keep their lines and a student's
+/// `<`, `>` or `&` is shown, never read as HTML (without it Gradescope
+/// reads `simple_format`, HTML with line breaks). What a student wrote is
+/// escaped for it as for a terminal ([`crate::text::escaped`]: controls,
+/// bidi and line separators as escapes).
+pub const OUTPUT_FORMAT: &str = "text";
+
 /// The Gradescope visibility given to the corpus's hidden cases
 /// (`--gradescope-hidden`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -128,6 +136,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
                             "max_score": max,
                             "status": if case.passed { "passed" } else { "failed" },
                             "output": output,
+                            "output_format": OUTPUT_FORMAT,
                             "tags": case.tags,
                             "visibility": match case.visibility {
                                 Visibility::Visible => "visible",
@@ -152,6 +161,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
             "max_score": 0.0,
             "status": "passed",
             "output": env.line(),
+            "output_format": OUTPUT_FORMAT,
             "tags": [],
             "visibility": "hidden",
         }));
@@ -172,6 +182,8 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
         "max_score": s.max_points,
         "execution_time": 0,
         "output": output,
+        "output_format": OUTPUT_FORMAT,
+        "test_output_format": OUTPUT_FORMAT,
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -261,6 +273,7 @@ fn checkpoint_test(
         "max_score": cp.max_points,
         "status": if cp.passed { "passed" } else { "failed" },
         "output": lines.join("\n"),
+        "output_format": OUTPUT_FORMAT,
         "visibility": "visible",
     })
 }

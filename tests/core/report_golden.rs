@@ -511,3 +511,25 @@ fn every_report_is_the_same_from_a_spooled_run() {
         assert_eq!(spooled.details.error(), None);
     }
 }
+
+/// Every `output` of a results.json names its format, `text`, top level and
+/// per test (without it Gradescope reads HTML), whatever the options and
+/// the submission.
+#[test]
+fn every_gradescope_output_names_its_format() {
+    for id in ["model", "partial", "mixed", "syntax-error", "broken"] {
+        for tests in [Tests::Checkpoint, Tests::Case] {
+            for hidden in [HiddenVisibility::Hidden, HiddenVisibility::AfterPublished] {
+                let run = only(id);
+                let text = report::gradescope::render(&run, Options { hidden, tests }).unwrap();
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let what = format!("{id} {tests:?} {hidden:?}");
+                assert_eq!(v["output_format"], "text", "{what}");
+                assert_eq!(v["test_output_format"], "text", "{what}");
+                for t in v["tests"].as_array().unwrap() {
+                    assert_eq!(t["output_format"], "text", "{what}: {t}");
+                }
+            }
+        }
+    }
+}
