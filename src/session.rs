@@ -84,6 +84,9 @@ pub struct Choice<'a> {
     pub main_py_only: bool,
     /// The run writes Gradescope's results.json: exactly one submission.
     pub gradescope: bool,
+    /// The corpus folder (`--cases`): never a submission, though it may lie
+    /// under PATH (a repository made by `package ci` holds its cases).
+    pub cases: Option<&'a Path>,
 }
 
 /// The submissions a run grades, and what reports need to know about them.
@@ -102,6 +105,10 @@ pub struct Chosen {
 pub fn choose_submissions(choice: &Choice) -> Result<Chosen, SessionError> {
     let path = choice.path;
     let mut submissions = submission::discover(path)?;
+    if let Some(cases) = choice.cases.and_then(|c| std::fs::canonicalize(c).ok()) {
+        submissions
+            .retain(|s| std::fs::canonicalize(&s.dir).map_or(true, |dir| !dir.starts_with(&cases)));
+    }
     let mut not_a_submission = false;
     if submissions.is_empty() {
         // `discover` lists every subfolder that is not a submission, so none

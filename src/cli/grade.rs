@@ -98,6 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         shard: args.shard,
         main_py_only: args.main_py_only,
         gradescope: args.gradescope.is_some(),
+        cases: Some(&args.cases),
     });
     let mut tuning = args.sandbox.tuning();
     if args.no_cache {

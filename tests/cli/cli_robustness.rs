@@ -665,3 +665,41 @@ fn two_reports_into_one_file_is_a_usage_error() {
     );
     assert!(!json.exists());
 }
+
+/// A repository made by `package ci` holds its cases: that folder is never
+/// a submission, so a repository without main.py is reported for its root,
+/// with what it holds, never as `cases/<lesson>: no main.py`.
+#[test]
+fn the_corpus_folder_inside_the_graded_folder_is_never_a_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("student-repo");
+    let cases = repo.join("cases");
+    copy_dir(&self::cases(), &cases);
+    write(&repo.join("notes.txt"), b"main.py is not written yet\n");
+    let out = grade_with(&cases, &repo, &dir.path().join("work"), &["--main-py-only"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("student-repo: no main.py or recording.json (it holds cases/, notes.txt)"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.lines().any(|l| l.trim_start().starts_with("cases")),
+        "{stdout}"
+    );
+    // With main.py at its root, the repository is the one submission.
+    write(&repo.join("main.py"), model_source().as_bytes());
+    let out = grade_with(&cases, &repo, &dir.path().join("work"), &["--main-py-only"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
