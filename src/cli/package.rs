@@ -40,9 +40,11 @@ struct Assignment {
 pub struct Gradescope {
     #[command(flatten)]
     assignment: Assignment,
-    /// The grader binary to ship [default: this one]. Gradescope's images
-    /// are Ubuntu 18.04 to 22.04: ship the portable build from
-    /// scripts/dist.sh (glibc 2.17); a newer need is warned about.
+    /// The grader binary to ship [default: this one]: the portable build
+    /// from scripts/dist.sh (glibc 2.17); a newer need is warned about.
+    /// Gradescope's Ubuntu 20.04, 22.04 and 24.04 base images work (their
+    /// CPython 3.8, 3.10 and 3.12 run student code); 18.04's python3 is
+    /// 3.6, which setup.sh refuses: choose a newer image.
     #[arg(long, value_name = "PATH")]
     binary: Option<PathBuf>,
     /// The zip to write.
@@ -113,6 +115,8 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 const SETUP_SH: &str = include_str!("package/templates/setup.sh");
 const RUN_AUTOGRADER: &str = include_str!("package/templates/run_autograder");
+/// What a student reads first in a repository `package ci` writes.
+const STUDENT_README: &str = include_str!("package/templates/README.md");
 const FETCH_SH: &str = include_str!("package/templates/fetch.sh");
 const GITHUB_WORKFLOW: &str = include_str!("package/templates/autograder.yml");
 const GITLAB_CI: &str = include_str!("package/templates/gitlab-ci.yml");
@@ -126,8 +130,8 @@ fn gradescope(args: &Gradescope) -> anyhow::Result<i32> {
     };
     match glibc::required(&binary)? {
         Some(need) if need > glibc::PORTABLE => eprintln!(
-            "warning: {} needs glibc {}.{}; Gradescope's Ubuntu 22.04 image has 2.35, \
-             20.04 has 2.31, 18.04 has 2.27: pass --binary with the portable build of \
+            "warning: {} needs glibc {}.{}; Gradescope's Ubuntu 24.04 image has 2.39, \
+             22.04 has 2.35, 20.04 has 2.31: pass --binary with the portable build of \
              scripts/dist.sh (glibc {}.{})",
             binary.display(),
             need.0,
@@ -280,10 +284,27 @@ fn ci(args: &Ci) -> anyhow::Result<i32> {
         .with_context(|| format!("creating {}", workflows.display()))?;
     std::fs::write(workflows.join("autograder.yml"), github)?;
     std::fs::write(out.join(".gitlab-ci.yml"), gitlab)?;
+    let (url, sha) = match args.binary_url.as_str() {
+        "" => (
+            "<the release archive's URL: ask your instructor>",
+            "<its SHA-256>",
+        ),
+        url => (url, args.binary_sha256.as_str()),
+    };
+    let readme = fill(
+        STUDENT_README,
+        &[
+            ("ASSIGNMENT", id),
+            ("URL_OR_RELEASE", url),
+            ("SHA256_OR_CHECK", sha),
+        ],
+    );
+    std::fs::write(out.join("README.md"), readme)?;
     let summary = super::cases::export_visible(&corpus, &out.join("cases"))?;
     println!(
-        "wrote {}: .github/workflows/autograder.yml, .gitlab-ci.yml and cases/ ({} visible cases \
-         of assignment {id}; {} hidden left out); add the student's main.py at its root",
+        "wrote {}: .github/workflows/autograder.yml, .gitlab-ci.yml, README.md (for the student) \
+         and cases/ ({} visible cases of assignment {id}; {} hidden left out); add the student's \
+         main.py at its root",
         out.display(),
         summary.visible,
         summary.hidden_dropped

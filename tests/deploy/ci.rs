@@ -438,3 +438,66 @@ fn a_grader_planted_in_the_checkout_or_the_jobs_cache_is_never_run() {
     assert_ne!(job.code, 0, "{}", job.log);
     say!("package ci: a grader planted in the checkout (GitLab) or the job's cache (GitHub) is not run; the archive is checked on every run");
 }
+
+/// The template holds a README for the student: how to check before a
+/// push (the archive, its checksum, one command), what the summary shows,
+/// what hidden means, which CPython grades them; its command, run as it is
+/// written, grades the repository as the job does. GitLab's job grades with
+/// the image's own python3.
+#[test]
+fn the_template_tells_the_student_how_to_check_before_a_push() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("template");
+    let sha = "ab".repeat(32);
+    let url = "https://example.org/autograder-1.0.0-x86_64-linux.tar.gz";
+    let cases = repo().join("cases");
+    let args = [
+        "package",
+        "ci",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--assignment",
+        "tool-proposals",
+        "--binary-url",
+        url,
+        "--binary-sha256",
+        &sha,
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    expect_code(&autograder(tmp.path(), &args), 0, "package ci");
+    let readme = fs::read_to_string(out.join("README.md")).unwrap();
+    for needed in [
+        "# Assignment tool-proposals",
+        url,
+        &format!("echo \"{sha}  autograder.tar.gz\" | sha256sum -c -"),
+        "## Hidden cases",
+        "CPython",
+        "The grade that counts is the one your instructor computes",
+    ] {
+        assert!(
+            readme.contains(needed),
+            "README.md lacks {needed:?}:\n{readme}"
+        );
+    }
+    // The command, as written, with this build standing in for the archive's.
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("./autograder-*/autograder grade "))
+        .expect("the command to run");
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    fs::copy(
+        repo().join("submissions/model-solution/main.py"),
+        out.join("main.py"),
+    )
+    .unwrap();
+    let work = tmp.path().join("work");
+    let mut with_work: Vec<&str> = words.clone();
+    with_work.extend(["--work-dir", work.to_str().unwrap()]);
+    expect_code(&autograder(&out, &with_work), 0, "the README's command");
+    let gitlab = fs::read_to_string(out.join(".gitlab-ci.yml")).unwrap();
+    assert!(
+        gitlab.contains("export AUTOGRADER_PYTHON=\"$(command -v python3)\""),
+        "{gitlab}"
+    );
+}

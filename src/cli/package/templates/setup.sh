@@ -8,7 +8,7 @@ cd /autograder/source
 python=/usr/bin/python3
 if ! "$python" -c 'import platform, sys; sys.exit(platform.python_implementation() != "CPython" or sys.version_info < (3, 8))'; then
   echo "setup.sh: $python must be CPython 3.8 or newer; this image has: $("$python" --version 2>&1 || echo 'no python3')." >&2
-  echo "setup.sh: choose a Gradescope base image with one (Ubuntu 22.04 ships 3.10)." >&2
+  echo "setup.sh: choose a Gradescope base image with one: Ubuntu 20.04, 22.04 or 24.04 (CPython 3.8, 3.10, 3.12; 18.04 ships 3.6)." >&2
   exit 1
 fi
 chmod 0755 autograder run_autograder
