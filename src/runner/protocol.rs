@@ -401,43 +401,15 @@ fn marshalled_parts(text: &str) -> Option<(&str, bool)> {
 
 /// The marshal bytes of a text of the marshalled shape, `Ok(None)` when
 /// they are more than one value's cap, `Err` when they are not hex as the
-/// child writes it (lowercase). One pass, a table lookup a digit: the
-/// hex can be 8 MiB.
+/// child writes it (lowercase).
 fn marshalled_bytes(hex: &str) -> Result<Option<Vec<u8>>, ()> {
-    /// Each byte's value as a lowercase hexadecimal digit; 16 for any other.
-    const NIBBLE: [u8; 256] = {
-        let mut t = [16u8; 256];
-        let mut b = 0;
-        while b < 256 {
-            t[b] = match b as u8 {
-                c @ b'0'..=b'9' => c - b'0',
-                c @ b'a'..=b'f' => c - b'a' + 10,
-                _ => 16,
-            };
-            b += 1;
-        }
-        t
-    };
     if hex.len() / 2 > crate::recording::caps::MAX_VALUE_BYTES {
         return Ok(None);
     }
-    let hex = hex.as_bytes();
-    if hex.len() % 2 != 0 {
+    if hex.bytes().any(|c| c.is_ascii_uppercase()) {
         return Err(());
     }
-    let mut bad = 0u8;
-    let bytes = hex
-        .chunks_exact(2)
-        .map(|pair| {
-            let (high, low) = (NIBBLE[usize::from(pair[0])], NIBBLE[usize::from(pair[1])]);
-            bad |= high | low;
-            (high & 15) << 4 | (low & 15)
-        })
-        .collect();
-    match bad & 16 {
-        0 => Ok(Some(bytes)),
-        _ => Err(()),
-    }
+    hex::decode(hex).map(Some).map_err(|_| ())
 }
 
 /// The `returned` outcome, as the recording format writes it, of a text
