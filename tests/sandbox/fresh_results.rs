@@ -6,6 +6,7 @@
 //! tries an unhashable value in every str field: a check written as
 //! `status not in {'success', 'error'}` raises TypeError there and fails.
 
+use crate::util::grading::submission;
 use crate::util::record as record_support;
 
 use crate::util::TestCommand;
@@ -209,15 +210,6 @@ fn percent_of(report: &Value, id: &str, checkpoint: &str) -> f64 {
         .find(|c| c["id"] == checkpoint)
         .unwrap_or_else(|| panic!("{id}: no {checkpoint}"));
     cp["score"].as_f64().unwrap() * 100.0
-}
-
-fn submission<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in the report"))
 }
 
 fn failures<'a>(report: &'a Value, id: &str, checkpoint: &str) -> Vec<&'a Value> {

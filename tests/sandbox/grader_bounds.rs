@@ -17,6 +17,7 @@
 //! peak memory and CPU stay small (printed, so CI logs show them).
 
 use crate::util::cmd::{timings_cpu, Measured};
+use crate::util::grading::submission as graded;
 use crate::util::record::{tier_name, tier_or_skip, TIERS};
 use crate::util::TestCommand;
 use autograder::runner::IsolationChoice;
@@ -50,15 +51,6 @@ fn submission(subs: &Path, id: &str, fixture: Option<&str>) {
     }
     std::fs::create_dir_all(subs.join(id)).unwrap();
     std::fs::write(subs.join(id).join("main.py"), source).unwrap();
-}
-
-fn graded<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in the report"))
 }
 
 /// Every failure's reason.

@@ -10,6 +10,7 @@
 //! writes; the grade is exactly right), and print the CPU seconds each run
 //! took so CI logs show them.
 
+use crate::util::grading::submission;
 use crate::util::record as record_support;
 
 use crate::util::grading as support;
@@ -76,16 +77,6 @@ fn grade(subs: &Path, cases: &Path, work: &Path, tier: Option<&str>) -> Graded {
         grader_cpu,
         with_children,
     }
-}
-
-/// The submission `id` of a report.
-fn submission<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in the report"))
 }
 
 /// Every failure of a submission, as (`checkpoint/case`, failure).

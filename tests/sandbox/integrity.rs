@@ -4,6 +4,7 @@
 //! the instructors' JSON, CSV, HTML and terminal output and nowhere a
 //! student looks (checked by parsing each output).
 
+use crate::util::grading::submission;
 use crate::util::record as record_support;
 
 use crate::util::TestCommand;
@@ -72,15 +73,6 @@ fn grade(subs: &Path, work: &Path, out: &Path, audience: &str, tier: &str) -> Ou
         dir: out.to_path_buf(),
         terminal,
     }
-}
-
-fn submission<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in the report"))
 }
 
 /// Texts only the findings would put in a report.
