@@ -254,7 +254,7 @@ fn summary(rec: &crate::recording::format::Recording) -> String {
             CaseOutcome::OutputTooLarge => 2,
             CaseOutcome::Timeout { .. } => 3,
             CaseOutcome::Crashed { .. } => 4,
-            CaseOutcome::OutOfMemory => 5,
+            CaseOutcome::OutOfMemory { .. } => 5,
             CaseOutcome::Missing => 6,
             CaseOutcome::ImportError { .. } => 7,
             CaseOutcome::DiskLimit { .. } => 8,

@@ -5,7 +5,7 @@
 //! the only place values are: strict equality, except where the expected
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
-use crate::recording::format::CaseOutcome;
+use crate::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
 use crate::text::{cut, escaped};
 use crate::value::repr::{show, Shown};
 use crate::value::tagged::{self, TaggedError};
@@ -284,7 +284,13 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             };
             Verdict::fail(r.clone(), r)
         }
-        CaseOutcome::OutOfMemory => Verdict::fail("ran out of memory".into(), "ran out of memory"),
+        CaseOutcome::OutOfMemory { limit } => {
+            let r = match limit {
+                Some(limit) => format!("ran out of memory ({})", memory_limit_text(limit)),
+                None => "ran out of memory".to_string(),
+            };
+            Verdict::fail(r.clone(), r)
+        }
         CaseOutcome::DiskLimit { bytes } => Verdict::fail(
             format!("wrote more than {} MiB to disk", bytes >> 20),
             "wrote too much to disk",
@@ -441,6 +447,28 @@ fn raised_line(class: &str, mro: &[String], message: &str) -> String {
 }
 
 /// `2` for 2.0 seconds, `2.5` for 2.5.
+/// A memory bound as reports say it: `1 GiB a process`.
+fn memory_limit_text(limit: &MemoryLimit) -> String {
+    let size = bytes_text(limit.bytes);
+    match limit.of {
+        MemoryScope::Process => format!("limit: {size} a process"),
+        MemoryScope::Submission => format!("limit: {size} for all its processes"),
+        MemoryScope::Grader => format!("limit: {size} for the grader's container or job"),
+        MemoryScope::Machine => format!("the machine's {size}"),
+    }
+}
+
+/// Bytes in whole GiB where they are, else in MiB (rounded), else bytes.
+fn bytes_text(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    match bytes {
+        b if b >= GIB && b % GIB == 0 => format!("{} GiB", b / GIB),
+        b if b >= MIB => format!("{} MiB", (b + MIB / 2) / MIB),
+        b => format!("{b} bytes"),
+    }
+}
+
 fn seconds_text(s: f64) -> String {
     if s.is_finite() && s.fract() == 0.0 && s.abs() < 1e15 {
         format!("{}", s as i64)

@@ -105,8 +105,14 @@ pub enum CaseOutcome {
         #[serde(default)]
         signal: Option<i32>,
     },
-    /// The process ran out of memory during the call.
-    OutOfMemory,
+    /// The process ran out of memory during the call: it raised
+    /// `MemoryError`, or the kernel's OOM killer ended it. `limit`, the
+    /// bound that was reached (absent from older recordings and other
+    /// runners).
+    OutOfMemory {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<MemoryLimit>,
+    },
     /// The submission wrote more than `bytes` to its folder (the only place
     /// it may write under landlock) during the call, and was stopped.
     DiskLimit { bytes: u64 },
@@ -119,6 +125,29 @@ pub enum CaseOutcome {
         #[serde(default)]
         line: Option<u32>,
     },
+}
+
+/// A memory bound a case ran out of: `bytes`, and what it bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryLimit {
+    pub bytes: u64,
+    pub of: MemoryScope,
+}
+
+/// What a [`MemoryLimit`] bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryScope {
+    /// One process's address space (`--memory`, RLIMIT_AS).
+    Process,
+    /// The submission's processes together (the worker's cgroup).
+    Submission,
+    /// Everything the grader runs: the cgroup of the container or job it
+    /// runs in (Gradescope's 768 MB, a Slurm job's `--mem`).
+    Grader,
+    /// The machine's memory: no cgroup bounds it.
+    Machine,
 }
 
 impl CaseOutcome {
@@ -197,6 +226,7 @@ struct WireOutcome {
     #[serde(default, deserialize_with = "present")]
     line: Option<Option<u32>>,
     bytes: Option<u64>,
+    limit: Option<MemoryLimit>,
 }
 
 /// A field that is present (even as `null`) is `Some`.
@@ -227,6 +257,7 @@ impl WireOutcome {
             ("exc_type", self.exc_type.is_some()),
             ("line", self.line.is_some()),
             ("bytes", self.bytes.is_some()),
+            ("limit", self.limit.is_some()),
         ];
         fields
             .into_iter()
@@ -249,7 +280,8 @@ impl WireOutcome {
             "crashed" => &["exit_code", "signal"],
             "import-error" => &["exc_type", "message", "line"],
             "disk-limit" => &["bytes"],
-            "output-too-large" | "out-of-memory" | "missing" => &[],
+            "out-of-memory" => &["limit"],
+            "output-too-large" | "missing" => &[],
             other => {
                 let other = crate::text::cut(other, 100);
                 return Err(format!("unknown outcome kind {other:?}"));
@@ -301,7 +333,7 @@ impl WireOutcome {
                 bytes: self.bytes.ok_or_else(|| need("bytes"))?,
             },
             "output-too-large" => CaseOutcome::OutputTooLarge,
-            "out-of-memory" => CaseOutcome::OutOfMemory,
+            "out-of-memory" => CaseOutcome::OutOfMemory { limit: self.limit },
             _ => CaseOutcome::Missing,
         })
     }
@@ -352,7 +384,13 @@ mod tests {
                 exit_code: Some(3),
                 signal: None,
             },
-            CaseOutcome::OutOfMemory,
+            CaseOutcome::OutOfMemory { limit: None },
+            CaseOutcome::OutOfMemory {
+                limit: Some(MemoryLimit {
+                    bytes: 768 << 20,
+                    of: MemoryScope::Grader,
+                }),
+            },
             CaseOutcome::DiskLimit { bytes: 1 << 26 },
             CaseOutcome::Missing,
             CaseOutcome::ImportError {

@@ -59,6 +59,9 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> CgroupError + '_ {
 #[derive(Debug)]
 pub struct MemoryCgroup {
     dir: PathBuf,
+    /// Its hierarchy's mount point, and which hierarchy.
+    mount: PathBuf,
+    hierarchy: Hierarchy,
     /// `cgroup.procs`, ready for `pre_exec` (no allocation there).
     procs: CString,
     /// What holds, as recordings say it: `memory: cgroup v1, 2 GiB in all`.
@@ -76,24 +79,33 @@ impl MemoryCgroup {
             NEXT.fetch_add(1, Ordering::SeqCst)
         );
         let gib = limit as f64 / f64::from(1u32 << 30);
-        let made = |version: &str, dir: PathBuf| -> Result<MemoryCgroup, CgroupError> {
+        let made = |hierarchy: Hierarchy,
+                    dir: PathBuf,
+                    mount: PathBuf|
+         -> Result<MemoryCgroup, CgroupError> {
             let path = dir.join("cgroup.procs");
             let procs = CString::new(path.as_os_str().as_encoded_bytes())
                 .map_err(|_| CgroupError::Nul(path.clone()))?;
+            let version = match hierarchy {
+                Hierarchy::V1 => "v1",
+                Hierarchy::V2 => "v2",
+            };
             Ok(MemoryCgroup {
                 dir,
+                mount,
+                hierarchy,
                 procs,
                 describe: format!("memory: cgroup {version}, {gib} GiB in all"),
             })
         };
-        let v2 = v2_parent().and_then(|parent| {
+        let v2 = v2_parent().and_then(|(parent, mount)| {
             remove_stale(&parent);
             let dir = parent.join(&name);
             std::fs::create_dir(&dir).map_err(io(&dir))?;
             let set = write(&dir.join("memory.max"), &limit.to_string())
                 .and_then(|()| write(&dir.join("memory.swap.max"), "0").or(Ok(())));
             match set {
-                Ok(()) => made("v2", dir),
+                Ok(()) => made(Hierarchy::V2, dir, mount),
                 Err(e) => {
                     let _ = std::fs::remove_dir(&dir);
                     Err(e)
@@ -104,7 +116,7 @@ impl MemoryCgroup {
             Ok(cg) => return Ok(cg),
             Err(e) => e,
         };
-        let v1 = v1_parent().and_then(|parent| {
+        let v1 = v1_parent().and_then(|(parent, mount)| {
             remove_stale(&parent);
             let dir = parent.join(&name);
             std::fs::create_dir(&dir).map_err(io(&dir))?;
@@ -119,7 +131,7 @@ impl MemoryCgroup {
                     }
                 });
             match set {
-                Ok(()) => made("v1", dir),
+                Ok(()) => made(Hierarchy::V1, dir, mount),
                 Err(e) => {
                     let _ = std::fs::remove_dir(&dir);
                     Err(e)
@@ -132,7 +144,11 @@ impl MemoryCgroup {
         })
     }
 
-    /// The path `pre_exec` writes `0` to, to join the cgroup.
+    /// Its folder, its hierarchy's mount point, and which hierarchy.
+    pub fn place(&self) -> (&Path, &Path, Hierarchy) {
+        (&self.dir, &self.mount, self.hierarchy)
+    }
+
     /// Its `cgroup.procs`, opened for writing: the harness joins the cgroup
     /// through it (see [`CGROUP_FD`]), with this process's rights as
     /// opened here.
@@ -186,34 +202,31 @@ fn write(path: &Path, text: &str) -> Result<(), CgroupError> {
 }
 
 /// Where cgroups of `fstype` are mounted (and, for v1, with `option`), from
-/// /proc/self/mountinfo.
-fn mount_point(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
+/// /proc/self/mountinfo: the root of the hierarchy the mount shows, and the
+/// mount point.
+fn mount_point(fstype: &str, option: Option<&str>) -> Option<(PathBuf, PathBuf)> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     info.lines().find_map(|line| {
         let (left, right) = line.split_once(" - ")?;
         let mut r = right.split_whitespace();
         let (fs, _source, options) = (r.next()?, r.next()?, r.next().unwrap_or(""));
-        let point = left.split_whitespace().nth(4)?;
+        let mut l = left.split_whitespace().skip(3);
+        let (root, point) = (l.next()?, l.next()?);
         let wanted = fs == fstype && option.map_or(true, |o| options.split(',').any(|x| x == o));
-        wanted.then(|| PathBuf::from(point))
+        wanted.then(|| (PathBuf::from(root), PathBuf::from(point)))
     })
 }
 
-/// This process's cgroup in the v2 hierarchy, when it delegates `memory`.
-fn v2_parent() -> Result<PathBuf, CgroupError> {
-    let own = own_cgroups()?;
-    let path = own
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .ok_or(CgroupError::NoV2)?;
-    let root = mount_point("cgroup2", None).ok_or(CgroupError::V2NotMounted)?;
-    let dir = root.join(path.trim_start_matches('/'));
+/// This process's cgroup in the v2 hierarchy, when it delegates `memory`,
+/// and the hierarchy's mount point.
+fn v2_parent() -> Result<(PathBuf, PathBuf), CgroupError> {
+    let (dir, mount) = own_dir_and_mount(Hierarchy::V2)?;
     let control = dir.join("cgroup.subtree_control");
     let delegated = std::fs::read_to_string(&control).map_err(io(&control))?;
     if !delegated.split_whitespace().any(|c| c == "memory") {
         return Err(CgroupError::NotDelegated(dir));
     }
-    Ok(dir)
+    Ok((dir, mount))
 }
 
 /// `/proc/self/cgroup`.
@@ -222,22 +235,65 @@ fn own_cgroups() -> Result<String, CgroupError> {
     std::fs::read_to_string(path).map_err(io(path))
 }
 
-/// This process's memory cgroup in the v1 hierarchy.
-fn v1_parent() -> Result<PathBuf, CgroupError> {
+/// This process's memory cgroup in the v1 hierarchy, and its mount point.
+fn v1_parent() -> Result<(PathBuf, PathBuf), CgroupError> {
+    own_dir_and_mount(Hierarchy::V1)
+}
+
+/// A cgroup hierarchy that can hold a memory controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hierarchy {
+    V1,
+    V2,
+}
+
+/// This process's cgroup folder in `hierarchy`'s memory mount, and the
+/// mount point. The mount may show a part of the hierarchy only (a
+/// container's own cgroup, without a cgroup namespace): the path
+/// `/proc/self/cgroup` gives is then taken from that part's root.
+fn own_dir_and_mount(hierarchy: Hierarchy) -> Result<(PathBuf, PathBuf), CgroupError> {
     let own = own_cgroups()?;
-    let path = own
-        .lines()
-        .find_map(|l| {
-            let mut f = l.splitn(3, ':');
-            let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
-            controllers
-                .split(',')
-                .any(|c| c == "memory")
-                .then_some(path)
-        })
-        .ok_or(CgroupError::NoV1)?;
-    let root = mount_point("cgroup", Some("memory")).ok_or(CgroupError::V1NotMounted)?;
-    Ok(root.join(path.trim_start_matches('/')))
+    let (path, mount) = match hierarchy {
+        Hierarchy::V2 => (
+            own.lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .ok_or(CgroupError::NoV2)?,
+            mount_point("cgroup2", None).ok_or(CgroupError::V2NotMounted)?,
+        ),
+        Hierarchy::V1 => (
+            own.lines()
+                .find_map(|l| {
+                    let mut f = l.splitn(3, ':');
+                    let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
+                    controllers
+                        .split(',')
+                        .any(|c| c == "memory")
+                        .then_some(path)
+                })
+                .ok_or(CgroupError::NoV1)?,
+            mount_point("cgroup", Some("memory")).ok_or(CgroupError::V1NotMounted)?,
+        ),
+    };
+    let (root, point) = mount;
+    let below = Path::new(path)
+        .strip_prefix(&root)
+        .unwrap_or(Path::new(path.trim_start_matches('/')));
+    Ok((point.join(below), point))
+}
+
+/// The memory cgroup this process runs in, the mount point of its
+/// hierarchy, and which hierarchy (v2 where its memory controller is on
+/// for this cgroup, else v1); `None` where neither is readable.
+pub fn own_memory_cgroup() -> Option<(PathBuf, PathBuf, Hierarchy)> {
+    [
+        (Hierarchy::V2, "memory.events"),
+        (Hierarchy::V1, "memory.oom_control"),
+    ]
+    .into_iter()
+    .find_map(|(hierarchy, file)| {
+        let (dir, point) = own_dir_and_mount(hierarchy).ok()?;
+        dir.join(file).is_file().then_some((dir, point, hierarchy))
+    })
 }
 
 /// In `pre_exec` (after fork, before exec): hands the process `cgroup` (an

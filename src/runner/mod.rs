@@ -18,6 +18,7 @@ mod error;
 mod harness;
 mod inputs;
 pub mod limits;
+mod oom;
 mod plan;
 mod pool;
 mod progress;
@@ -27,6 +28,8 @@ mod self_test;
 mod setup;
 mod worker;
 
+#[doc(hidden)]
+pub use cgroup::{own_memory_cgroup, Hierarchy};
 pub use error::{HarnessError, ProcessFailure, RecordError, SandboxError, SetupError};
 #[doc(hidden)]
 pub use harness::check_input as harness_check_input;

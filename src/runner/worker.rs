@@ -8,12 +8,14 @@ use super::cgroup::MemoryCgroup;
 use super::harness::BOOT_PY;
 use super::inputs::Inputs;
 use super::limits;
+use super::oom::{self, OomWatch};
 use super::plan::Plan;
 use super::protocol::{self, Hello, HIDDEN_REQUEST};
 use super::sandbox::{self, Isolation, Python, Scratch, UidLease};
 use super::self_test::Ready;
 use super::setup::Setup;
 use super::{HarnessError, ProcessFailure, RecordError, SandboxError};
+use crate::recording::format::MemoryScope;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsFd;
 use std::process::{Child, ChildStdin, Stdio};
@@ -55,6 +57,11 @@ pub struct Worker {
     scratch: Option<Scratch>,
     /// Removed after the process is killed (fields drop after `drop`).
     cgroup: Option<MemoryCgroup>,
+    /// Where the OOM kills of the harness's processes are counted (its
+    /// cgroup's, else this process's), when the kernel counts them.
+    oom: Option<OomWatch>,
+    /// RLIMIT_AS of a child: what a `MemoryError` ran out of.
+    memory_bytes: u64,
 }
 
 const STDERR_TAIL: usize = 4096;
@@ -167,11 +174,21 @@ impl Spawned {
                 super::compiled::store(dir, &setup.python.executable, &compiled)
             });
         }
-        let memory = match (&worker.cgroup, ready.cgroup_error()) {
+        worker.oom = match (&worker.cgroup, ready.cgroup_error()) {
+            (Some(cg), None) => OomWatch::worker(cg),
+            _ => OomWatch::own(),
+        };
+        let mut memory = match (&worker.cgroup, ready.cgroup_error()) {
             (Some(cg), None) => cg.describe.clone(),
             (Some(_), Some(why)) => format!("memory: per process only ({why})"),
             (None, _) => "memory: per process only (no cgroup here)".to_string(),
         };
+        if let Some(limit) = worker.oom.as_ref().map(OomWatch::limit) {
+            if limit.of == MemoryScope::Grader {
+                let mib = limit.bytes >> 20;
+                memory.push_str(&format!(", {mib} MiB for the grader's container or job"));
+            }
+        }
         worker.sandbox = format!("{}; {memory}", ready.check(setup, uid)?);
         Ok(worker)
     }
@@ -318,6 +335,8 @@ impl Worker {
             sandbox: String::new(),
             scratch,
             cgroup,
+            oom: None,
+            memory_bytes,
         };
         if let Err(e) = wrote {
             return Err(worker.failure(ProcessFailure::Write(e)));
@@ -460,6 +479,7 @@ impl Worker {
         // take that long for each, with no line between.
         let reply_wait =
             self.reply_limit * u32::try_from(plan.groups.len().max(1)).unwrap_or(u32::MAX);
+        let kills_before = self.oom.as_ref().and_then(OomWatch::kills);
         let mut admitting = admission::Admitting::new(plan.order.len());
         let mut hidden_sent = false;
         let line = loop {
@@ -486,7 +506,16 @@ impl Worker {
                 }
             }
         };
-        let outcomes = admitting.finish(&line)?;
+        let mut outcomes = admitting.finish(&line)?;
+        let oom_killed = self
+            .oom
+            .as_ref()
+            .filter(|watch| matches!((kills_before, watch.kills()), (Some(a), Some(b)) if b > a));
+        oom::explain(
+            &mut outcomes.outcomes,
+            self.memory_bytes,
+            oom_killed.map(OomWatch::limit),
+        );
         Ok(Reply {
             outcomes: plan.order.into_iter().zip(outcomes.outcomes).collect(),
             output: outcomes.output,

@@ -1,7 +1,7 @@
 //! Verdicts per `checkpoints.md`: each rule and its edges.
 
 use autograder::grade::{judge, Verdict};
-use autograder::recording::format::CaseOutcome;
+use autograder::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
 use autograder::value::{tagged, Exception, Outcome};
 use serde_json::{json, Value};
 
@@ -279,7 +279,37 @@ fn outcomes_without_a_value_have_plain_reasons() {
             },
             "crashed",
         ),
-        (CaseOutcome::OutOfMemory, "ran out of memory"),
+        (
+            CaseOutcome::OutOfMemory { limit: None },
+            "ran out of memory",
+        ),
+        (
+            CaseOutcome::OutOfMemory {
+                limit: Some(MemoryLimit {
+                    bytes: 1 << 30,
+                    of: MemoryScope::Process,
+                }),
+            },
+            "ran out of memory (limit: 1 GiB a process)",
+        ),
+        (
+            CaseOutcome::OutOfMemory {
+                limit: Some(MemoryLimit {
+                    bytes: 768 << 20,
+                    of: MemoryScope::Grader,
+                }),
+            },
+            "ran out of memory (limit: 768 MiB for the grader's container or job)",
+        ),
+        (
+            CaseOutcome::OutOfMemory {
+                limit: Some(MemoryLimit {
+                    bytes: 24 << 30,
+                    of: MemoryScope::Machine,
+                }),
+            },
+            "ran out of memory (the machine's 24 GiB)",
+        ),
         (CaseOutcome::Missing, "function not defined"),
         (
             CaseOutcome::OutputTooLarge,

@@ -12,5 +12,6 @@ mod ci;
 mod conventions;
 mod dist;
 mod gradescope;
+mod out_of_memory;
 mod recipes;
 mod refusals;

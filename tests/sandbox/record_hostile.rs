@@ -4,7 +4,7 @@
 
 use crate::util::record as record_support;
 
-use autograder::recording::format::CaseOutcome;
+use autograder::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
 use autograder::runner::IsolationChoice;
 use autograder::value::PyValue;
 use record_support::*;
@@ -132,7 +132,16 @@ fn check_hostile(isolation: IsolationChoice) {
         raised(&o).1,
         ["KeyboardInterrupt", "BaseException", "object"]
     );
-    assert_eq!(hostile("memory-bomb"), CaseOutcome::OutOfMemory);
+    // MemoryError: the per-process limit, the default 1 GiB.
+    assert_eq!(
+        hostile("memory-bomb"),
+        CaseOutcome::OutOfMemory {
+            limit: Some(MemoryLimit {
+                bytes: 1 << 30,
+                of: MemoryScope::Process,
+            }),
+        }
+    );
     // Four writers in their own sessions: stopped at the disk limit, and
     // what they wrote is gone before the next case (which runs normally,
     // checked above for every fixture).
