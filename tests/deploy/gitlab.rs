@@ -7,7 +7,7 @@
 //! JUnit report and the summary are the job's artifacts, where GitLab
 //! expects them. ci.rs's stand-in runs the same job as a plain user.
 
-use crate::serve::{serve, Served};
+use crate::serve::serve;
 use crate::util::deploy::*;
 use crate::util::grading::assert_valid_junit;
 use serde_yaml::Value as Yaml;
@@ -43,13 +43,17 @@ impl GitlabCiLocal {
     }
 
     /// Runs the pipeline of `repo` (a git repository) in the shell
-    /// executor, its gitlab-ci-local settings in `home`, two minutes at most.
+    /// executor with the project's `variables`, its gitlab-ci-local
+    /// settings in `home`, two minutes at most.
     ///
-    /// The job names an `image:`, so gitlab-ci-local would give it docker's
+    /// The job names an `image:` (python:3.12), which gitlab-ci-local runs
+    /// in docker: there is none here, so `--force-shell-executor` runs it
+    /// in a shell with the machine's python3, as a GitLab shell runner
+    /// would. gitlab-ci-local then still gives it docker's
     /// `/builds/<group>/<project>` as `CI_PROJECT_DIR` while its shell runs
-    /// in `repo`; a GitLab shell runner's `CI_PROJECT_DIR` is the checkout
-    /// the job runs in, so it is set to `repo`.
-    fn run(&self, repo: &Path, home: &Path) -> Pipeline {
+    /// in `repo`; a shell runner's `CI_PROJECT_DIR` is the checkout the job
+    /// runs in, so it is set to `repo`.
+    fn run(&self, repo: &Path, home: &Path, variables: &[(&str, &str)]) -> Pipeline {
         let out = Command::new("timeout")
             .arg("120")
             .arg(&self.node)
@@ -59,6 +63,11 @@ impl GitlabCiLocal {
             .args(["--force-shell-executor", "--no-color"])
             .args(["--ignore-predefined-vars", "CI_PROJECT_DIR", "--variable"])
             .arg(format!("CI_PROJECT_DIR={}", repo.display()))
+            .args(
+                variables
+                    .iter()
+                    .flat_map(|(k, v)| ["--variable".into(), format!("{k}={v}")]),
+            )
             .current_dir(repo)
             .env_remove("AUTOGRADER_PYTHON")
             .env_remove("AUTOGRADER_ISOLATION")
@@ -118,10 +127,11 @@ fn student_repo(template: &Path, dir: &Path, main_py: Option<&str>) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// The template `package ci` writes (recipe 3) for the archive `served`.
-fn template(dir: &Path, served: &Served, sha256: &str) -> PathBuf {
+/// The template `package ci` writes (recipe 3) in `dir`, the grader at
+/// `url` with `sha256` (both empty: the project's variables name it).
+fn template(dir: &Path, url: &str, sha256: &str) -> PathBuf {
     let course = course(dir);
-    let out = run_recipe(3, &course, &[("URL", &served.url), ("SHA256", sha256)]);
+    let out = run_recipe(3, &course, &[("URL", url), ("SHA256", sha256)]);
     expect_code(&out, 0, "package ci");
     course.join("template")
 }
@@ -158,6 +168,56 @@ fn artifacts(repo: &Path, what: &str) -> String {
     read("summary.md")
 }
 
+/// What a job must do with a student's main.py.
+#[derive(Clone, Copy)]
+enum Outcome {
+    /// Full marks: the job passes.
+    Passes,
+    /// The job fails, its log naming the failing checkpoint.
+    FailsTheCheckpoint,
+    /// No main.py: the job fails naming the repository's root.
+    NamesTheRoot,
+}
+
+/// Checks what the job `job` did for `outcome`, with its `summary` artifact.
+fn check(outcome: Outcome, job: &Pipeline, summary: &str, what: &str) {
+    match outcome {
+        Outcome::Passes => {
+            assert_eq!(job.code, 0, "{what}");
+            assert!(job.log.contains(&format!("PASS  {JOB}")), "{what}");
+            assert!(summary.contains("3/3 (100%)"), "{summary}");
+        }
+        Outcome::FailsTheCheckpoint => {
+            assert_eq!(job.code, 1, "{what}");
+            assert!(job.log.contains(&format!("FAIL  {JOB}")), "{what}");
+            assert!(job.log.contains("validate_tool_call("), "{what}");
+            assert!(summary.contains("validate_tool_call("), "{summary}");
+        }
+        Outcome::NamesTheRoot => {
+            assert_eq!(job.code, 1, "{what}");
+            // The root, with what it holds; never cases/<lesson>.
+            let root = "error: .: no main.py or recording.json (it holds README.md, cases/)";
+            assert!(job.log.contains(root), "{what}");
+            assert!(summary.contains(root), "{summary}");
+            let named = |l: &str| l.split("(it holds").next().unwrap_or(l).contains("cases");
+            assert!(
+                !job.log
+                    .lines()
+                    .any(|l| l.contains("no main.py") && named(l)),
+                "{what}"
+            );
+        }
+    }
+    // after_script shows the summary in the job's log.
+    assert!(
+        summary
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| job.log.contains(l)),
+        "{what}"
+    );
+}
+
 #[test]
 fn gitlab_ci_local_passes_the_model_and_fails_a_buggy_or_missing_main_py() {
     if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
@@ -175,20 +235,44 @@ fn gitlab_ci_local_passes_the_model_and_fails_a_buggy_or_missing_main_py() {
     let tmp = tempfile::tempdir().unwrap();
     let (archive, sha256) = release_archive(tmp.path());
     let served = serve(&archive);
-    let template = template(tmp.path(), &served, &sha256);
+    // As recipe 3 writes it, and without a URL: the project's CI/CD
+    // variables (gitlab-ci-local's --variable) name the archive.
+    let written = template(&tmp.path().join("written"), &served.url, &sha256);
+    let bare = template(&tmp.path().join("bare"), "", "");
+    let project = [
+        ("AUTOGRADER_URL", served.url.as_str()),
+        ("AUTOGRADER_SHA256", sha256.as_str()),
+    ];
     let home = tmp.path().join("home");
     fs::create_dir_all(&home).unwrap();
     let model = bundled("model-solution");
     let buggy = bundled("returns-input-call");
-    for (name, main_py) in [
-        ("model", Some(model.as_str())),
-        ("buggy", Some(buggy.as_str())),
-        ("missing", None),
+    for (name, template, main_py, variables, outcome) in [
+        ("model", &written, Some(&model), &[][..], Outcome::Passes),
+        (
+            "buggy",
+            &written,
+            Some(&buggy),
+            &[],
+            Outcome::FailsTheCheckpoint,
+        ),
+        ("missing", &written, None, &[], Outcome::NamesTheRoot),
+        (
+            "project-variables",
+            &bare,
+            Some(&model),
+            &project,
+            Outcome::Passes,
+        ),
     ] {
-        let repo = student_repo(&template, &tmp.path().join(name), main_py);
+        let repo = student_repo(
+            template,
+            &tmp.path().join(name),
+            main_py.map(String::as_str),
+        );
         let fetched = served.fetched();
-        let job = tool.run(&repo, &home);
-        let what = format!("gitlab-ci-local, {name} main.py:\n{}", job.log);
+        let job = tool.run(&repo, &home, variables);
+        let what = format!("gitlab-ci-local, {name}:\n{}", job.log);
         assert!(job.log.contains("json schema validated"), "{what}");
         assert_eq!(
             served.fetched(),
@@ -196,38 +280,7 @@ fn gitlab_ci_local_passes_the_model_and_fails_a_buggy_or_missing_main_py() {
             "the archive, over HTTP: {what}"
         );
         let summary = artifacts(&repo, &what);
-        // after_script shows the summary in the job's log.
-        assert!(job.log.contains("$ cat summary.md"), "{what}");
-        match name {
-            "model" => {
-                assert_eq!(job.code, 0, "{what}");
-                assert!(job.log.contains(&format!("PASS  {JOB}")), "{what}");
-                assert!(summary.contains("3/3 (100%)"), "{summary}");
-            }
-            "buggy" => {
-                assert_eq!(job.code, 1, "{what}");
-                assert!(job.log.contains(&format!("FAIL  {JOB}")), "{what}");
-                assert!(
-                    job.log
-                        .contains("✗ stock-pen [valid, aliasing-and-mutation]"),
-                    "{what}"
-                );
-                assert!(summary.contains("validate_tool_call"), "{summary}");
-            }
-            _ => {
-                assert_eq!(job.code, 1, "{what}");
-                // The root, with what it holds; never cases/<lesson>.
-                let root = "error: .: no main.py or recording.json (it holds README.md, cases/)";
-                assert!(job.log.contains(root), "{what}");
-                assert!(summary.contains(root), "{summary}");
-                assert!(
-                    !job.log
-                        .lines()
-                        .any(|l| l.contains("no main.py") && l.contains("cases/tool")),
-                    "{what}"
-                );
-            }
-        }
+        check(outcome, &job, &summary, &what);
     }
-    say!("gitlab-ci-local: .gitlab-ci.yml valid for GitLab, the archive over HTTP; model passes, buggy and missing main.py fail; junit.xml and summary.md are artifacts");
+    say!("gitlab-ci-local: .gitlab-ci.yml valid for GitLab, the archive over HTTP (the template's or the project's); model passes, buggy and missing main.py fail; junit.xml and summary.md are artifacts");
 }
