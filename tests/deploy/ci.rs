@@ -6,8 +6,8 @@
 //! step summary, the JUnit against junit-10.xsd, the sandbox chosen.
 
 use crate::util::deploy::*;
+use crate::util::grading::assert_valid_junit;
 use serde_yaml::Value as Yaml;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -209,46 +209,10 @@ impl Runner {
     }
 }
 
-/// The release archive as scripts/dist.sh lays it out, made of this build.
-fn archive(dir: &Path) -> (PathBuf, String) {
-    let name = "autograder-test-x86_64-linux";
-    let root = dir.join("stage").join(name);
-    fs::create_dir_all(&root).unwrap();
-    fs::copy(bin(), root.join("autograder")).unwrap();
-    let path = dir.join(format!("{name}.tar.gz"));
-    let tar = Command::new("tar")
-        .arg("-czf")
-        .arg(&path)
-        .arg("-C")
-        .arg(dir.join("stage"))
-        .arg(name)
-        .status()
-        .unwrap();
-    assert!(tar.success());
-    let sha = hex::encode(Sha256::digest(fs::read(&path).unwrap()));
-    (path, sha)
-}
-
-fn check_junit(junit: &Path) {
-    let out = Command::new("xmllint")
-        .args(["--noout", "--schema"])
-        .arg(repo().join("tests/fixtures/junit/junit-10.xsd"))
-        .arg(junit)
-        .output();
-    match out {
-        Ok(out) => assert!(
-            out.status.success(),
-            "junit.xml against junit-10.xsd: {}",
-            text(&out.stderr)
-        ),
-        Err(_) => cannot_run("xmllint is not installed (apt-get install libxml2-utils)"),
-    }
-}
-
 /// The runner and the repository template `package ci` made in `dir`,
 /// with the release archive of this build as its grader.
 fn stand_in(dir: &Path) -> (Runner, PathBuf) {
-    let (archive, sha256) = archive(dir);
+    let (archive, sha256) = release_archive(dir);
     let url = format!("file://{}", archive.display());
     let course = course(dir);
     let out = run_recipe(3, &course, &[("URL", &url), ("SHA256", &sha256)]);
@@ -324,7 +288,7 @@ fn the_ci_workflows_pass_a_model_solution_and_fail_a_buggy_one_as_a_plain_user()
             assert_eq!(job.code, if passes { 0 } else { 1 }, "{what}");
             assert!(job.log.contains("sandbox: landlock"), "{what}");
             assert!(job.log.contains("bubblewrap is not usable here"), "{what}");
-            check_junit(&repo_dir.join("junit.xml"));
+            assert_valid_junit(&fs::read_to_string(repo_dir.join("junit.xml")).unwrap());
             assert!(summary.contains("sandbox: landlock"), "{summary}");
             if passes {
                 assert!(
@@ -409,7 +373,7 @@ fn a_grader_planted_in_the_checkout_or_the_jobs_cache_is_never_run() {
     planted(&job, "gitlab, release archive");
     assert_eq!(job.code, 1, "the buggy main.py fails:\n{}", job.log);
     assert!(job.log.contains("sandbox: landlock"), "{}", job.log);
-    check_junit(&repo.join("junit.xml"));
+    assert_valid_junit(&fs::read_to_string(repo.join("junit.xml")).unwrap());
     // GitHub: the job's cache (outside the checkout) holding a fake grader
     // with a matching `.source`: what is reused is the archive, checked.
     let (work, repo) = repo_with("github-planted");

@@ -1,7 +1,8 @@
 //! Deployment: what an instructor ships without a Rust toolchain. The
 //! portable release archive (`scripts/dist.sh`, slow tier), Gradescope's
 //! zip run as Gradescope runs it, a student repository's CI run step by step
-//! as a plain user, and the completions and man page.
+//! as a plain user and its GitLab job under gitlab-ci-local, and the
+//! completions and man page.
 
 #[macro_use]
 #[path = "../util/mod.rs"]
@@ -11,7 +12,9 @@ mod actionlint;
 mod ci;
 mod conventions;
 mod dist;
+mod gitlab;
 mod gradescope;
 mod out_of_memory;
 mod recipes;
 mod refusals;
+mod serve;

