@@ -193,3 +193,50 @@ fn a_file_breaking_one_rule_is_caught() {
         }
     }
 }
+
+#[test]
+fn a_checkpoint_without_cases_is_a_test_in_every_layout() {
+    // Every submission gets such a checkpoint's points (`cases` warns of
+    // it): one test per case would leave them out of the tests, which then
+    // add up to less than the total students are shown.
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = tmp.path().join("cases");
+    for entry in walkdir::WalkDir::new(support::fixture_dir().join("cases")) {
+        let entry = entry.unwrap();
+        let to = cases.join(
+            entry
+                .path()
+                .strip_prefix(support::fixture_dir().join("cases"))
+                .unwrap(),
+        );
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let course = cases.join("course.toml");
+    let mut toml = std::fs::read_to_string(&course).unwrap();
+    toml.push_str(
+        "\n  [[lesson.checkpoint]]\n  function = \"execute_tool\"\n  title = \"Not written yet\"\n  points = 1.0\n",
+    );
+    std::fs::write(&course, toml).unwrap();
+    let corpus = autograder::corpus::load(&cases).unwrap();
+    let expected = support::expected(&corpus);
+    let recs = support::recordings()
+        .into_iter()
+        .filter(|(i, _)| i == "partial")
+        .collect();
+    let run = grade::grade_recordings(&corpus, &expected, recs);
+    for options in layouts() {
+        let text = render(&run, options).unwrap();
+        let doc = checked(text.as_bytes(), &format!("{options:?}"));
+        let empty = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "execute_tool")
+            .unwrap_or_else(|| panic!("{options:?}: no test for execute_tool"));
+        assert_eq!(empty["score"], 1.0, "{options:?}: {empty}");
+    }
+}
