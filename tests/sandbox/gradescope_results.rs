@@ -28,6 +28,9 @@ const CHECKPOINTS: [&str; 3] = ["validate_tool_call", "execute_tool", "order_too
 const MARK: &str = "<b>bold</b> &amp; & \x1b[31mred\x1b[0m";
 /// Its exception class's name.
 const MARK_CLASS: &str = "Mark<b>&\x1b[31m";
+/// What the upload without main.py holds: its folder's name is the
+/// student's, with markup and an escape.
+const NO_MAIN_PY: &str = "notes<b>&\x1b[31m/solution.py";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,7 +45,8 @@ enum Upload {
     Hostile,
     /// A main.py that does not import.
     SyntaxError,
-    /// An upload without main.py: graded as a submission in error.
+    /// An upload without main.py ([`NO_MAIN_PY`]): graded as a
+    /// submission in error, whose message names what it holds.
     NoMainPy,
 }
 
@@ -75,7 +79,7 @@ impl Upload {
                 "main.py",
                 "def validate_tool_call(call:\n    return '<b>&'\n".into(),
             ),
-            Upload::NoMainPy => ("notes/solution.txt", bundled("model-solution")),
+            Upload::NoMainPy => (NO_MAIN_PY, bundled("model-solution")),
         };
         let folder = dir.join(format!("{self:?}"));
         let path = folder.join(file);
@@ -362,9 +366,10 @@ fn check_upload(doc: &Value, upload: Upload, layout: Layout, what: &str) {
         }
         Upload::NoMainPy => {
             assert_eq!(score, 0.0, "{what}");
+            let folder = escaped(NO_MAIN_PY.split('/').next().unwrap());
             assert!(
                 top.starts_with("Your submission could not be graded: ")
-                    && top.contains("no main.py"),
+                    && top.contains(&format!("{folder}: no main.py")),
                 "{what}: {top}"
             );
         }
