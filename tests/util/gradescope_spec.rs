@@ -264,7 +264,8 @@ fn output(o: &Map<String, Value>, what: &str, p: &mut Problems) {
 /// HTML, Markdown, or ANSI will be rendered"), so markup needs no escape
 /// there, but controls would reach the page: every character that
 /// `autograder::text::hidden` keeps from a terminal must have been escaped
-/// (`\x1b`), line feeds aside. The formats that render markup have no rule
+/// (`\x1b`), line feeds aside (carriage returns too: the specification asks
+/// for Unix line endings). The formats that render markup have no rule
 /// here because `autograder` writes none: a file in one fails until its
 /// escaping is checked.
 fn shown_as(format: &str, text: &str, what: &str, p: &mut Problems) {
