@@ -13,9 +13,11 @@
 //! worth its points, whose output lists its first failures as the terminal's
 //! student view does (visible ones first, see [`super::FailedCheckpoint`])
 //! and counts the hidden ones, or says in one line that `main.py` does not
-//! define its function; `case` gives one test per case instead. A reason
-//! every case failed with (main.py did not import) is said once, at the top,
-//! after the points; then the checkpoints by lesson with their titles.
+//! define its function; `case` gives one test per case instead (a
+//! checkpoint without cases stays one test, so the tests still add up to
+//! the total). A reason every case failed with (main.py did not import) is
+//! said once, at the top, after the points; then the checkpoints by lesson
+//! with their titles.
 
 use super::{
     case_label, failure_details, failure_section, fmt_points, fmt_score, student_checkpoints,
@@ -108,7 +110,13 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
         for (ci, cp) in s.checkpoints.iter().enumerate() {
             let failed = failed.iter().find(|c| std::ptr::eq(c.checkpoint, cp));
             match options.tests {
+                // A checkpoint without cases (every submission gets its
+                // points) is one test either way: else the tests would add
+                // up to less than the total.
                 Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, failed, common.is_some())),
+                Tests::Case if cp.cases.is_empty() => {
+                    tests.push(checkpoint_test(ci, cp, failed, common.is_some()))
+                }
                 Tests::Case => {
                     for (ki, case) in cp.cases.iter().enumerate() {
                         // A case is worth its share of the checkpoint's points.
@@ -227,7 +235,9 @@ fn checkpoint_test(
     common: bool,
 ) -> Value {
     let mut lines = Vec::new();
-    if cp.passed {
+    if cp.cases_total == 0 {
+        lines.push("no cases yet: its points are given to every submission".into());
+    } else if cp.passed {
         lines.push(format!("all {} cases passed", cp.cases_total));
     } else if common {
         lines.push(format!(

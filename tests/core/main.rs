@@ -9,6 +9,7 @@ mod util;
 mod corpus_loader;
 mod grade_scores;
 mod grade_verdict;
+mod gradescope_spec;
 mod jsontestsuite;
 mod report_calls;
 mod report_golden;

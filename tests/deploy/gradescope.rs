@@ -3,9 +3,11 @@
 //! each upload in /autograder/submission, in a stand-in for Gradescope's
 //! image (a private mount namespace: /usr/bin/python3 is CPython 3.10, the
 //! installed bubblewrap cannot start). results.json is checked against
-//! Gradescope's specification and against `autograder grade` on the host.
+//! Gradescope's specification (`util::gradescope_spec`) and against
+//! `autograder grade` on the host.
 
 use crate::util::deploy::*;
+use crate::util::gradescope_spec::checked;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -64,47 +66,11 @@ cp /autograder/results/results.json {results} 2>/dev/null || true
         log.contains("the programs setup.sh cached were loaded"),
         "{log}"
     );
-    let json = fs::read_to_string(&results).unwrap_or_else(|_| panic!("no results.json:\n{log}"));
+    let json = fs::read(&results).unwrap_or_else(|_| panic!("no results.json:\n{log}"));
     (
         log,
-        serde_json::from_str(&json).expect("results.json is JSON"),
+        checked(&json, "results.json of the Gradescope stand-in"),
     )
-}
-
-/// Gradescope's results.json specification: the fields it reads, their types.
-fn check_spec(v: &Value) {
-    let number = |x: &Value, what: &str| {
-        x.as_f64()
-            .unwrap_or_else(|| panic!("{what} is not a number: {v}"))
-    };
-    number(&v["score"], "score");
-    assert!(
-        v["output"].is_string() || v["output"].is_null(),
-        "output: {v}"
-    );
-    let tests = v["tests"].as_array().expect("tests is a list");
-    for t in tests {
-        assert!(t["name"].is_string(), "a test's name: {t}");
-        number(&t["score"], "a test's score");
-        if !t["max_score"].is_null() {
-            number(&t["max_score"], "a test's max_score");
-        }
-        if let Some(vis) = t.get("visibility") {
-            assert!(
-                ["hidden", "after_due_date", "after_published", "visible"]
-                    .contains(&vis.as_str().unwrap()),
-                "visibility: {t}"
-            );
-        }
-        assert!(
-            t["output"].is_string() || t["output"].is_null(),
-            "output: {t}"
-        );
-    }
-    if let Some(vis) = v.get("visibility") {
-        assert!(["hidden", "after_due_date", "after_published", "visible"]
-            .contains(&vis.as_str().unwrap()));
-    }
 }
 
 /// Gradescope's score for `upload`, from `autograder grade` on this machine.
@@ -222,7 +188,6 @@ fn the_gradescope_zip_grades_as_gradescope_runs_it() {
     ];
     for (name, upload, score) in cases {
         let (log, v) = run_as_gradescope(tmp.path(), &python_home, &zip, upload);
-        check_spec(&v);
         assert_eq!(v["max_score"].as_f64(), Some(POINTS), "{name}: {v}");
         match score {
             Some(score) => {

@@ -12,6 +12,7 @@ mod fresh_results;
 mod grader_bounds;
 mod grader_cpu;
 mod grader_faults;
+mod gradescope_results;
 mod integrity;
 mod metadata;
 mod planted_cache;

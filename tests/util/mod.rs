@@ -18,6 +18,7 @@ macro_rules! say {
 
 pub mod cmd;
 pub mod deploy;
+pub mod gradescope_spec;
 pub mod grading;
 pub mod large;
 pub mod machine;
