@@ -5,7 +5,7 @@
 //! the only place values are: strict equality, except where the expected
 //! value holds a matcher (`<any non-empty str>`, see `value::matcher`).
 
-use crate::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
+use crate::recording::format::{ArgChange, CaseOutcome, MemoryLimit, MemoryScope, RecordedValue};
 use crate::text::{cut, escaped};
 use crate::value::repr::{show, Shown};
 use crate::value::tagged::{self, TaggedError};
@@ -129,29 +129,64 @@ fn shared_reason(what: &str, shared: Option<&str>, rules: &Rules) -> String {
 /// `kwargs['limit']` as `limit`, where the signature names them; anything
 /// else as it is.
 fn named_arguments(text: &str, params: Option<&[crate::reference::Param]>) -> String {
+    match text.find(" is ") {
+        Some(at) => format!("{} is {}", &text[..at], named_path(&text[at + 4..], params)),
+        None => text.to_string(),
+    }
+}
+
+/// A path that starts at an argument (`args[0]['a']`, `kwargs['limit']`)
+/// starting at its parameter's name instead (`call['a']`, `limit`), where
+/// the signature names it; anything else as it is.
+fn named_path(path: &str, params: Option<&[crate::reference::Param]>) -> String {
     let Some(params) = params else {
-        return text.to_string();
+        return path.to_string();
     };
-    if let Some(at) = text.find(" is args[") {
-        let (head, tail) = (&text[..at + 4], &text[at + 9..]);
+    if let Some(tail) = path.strip_prefix("args[") {
         let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
         let after = tail[digits..].strip_prefix(']');
         if let (Ok(i), Some(after)) = (tail[..digits].parse::<usize>(), after) {
             if let Some(p) = params.get(i) {
-                return format!("{head}{}{after}", p.name);
+                return format!("{}{after}", p.name);
             }
         }
     }
-    if let Some(at) = text.find(" is kwargs['") {
-        let (head, tail) = (&text[..at + 4], &text[at + 12..]);
+    if let Some(tail) = path.strip_prefix("kwargs['") {
         if let Some(p) = params
             .iter()
             .find(|p| tail.starts_with(&format!("{}']", p.name)))
         {
-            return format!("{head}{}{}", p.name, &tail[p.name.len() + 2..]);
+            return format!("{}{}", p.name, &tail[p.name.len() + 2..]);
         }
     }
-    text.to_string()
+    path.to_string()
+}
+
+/// `changed its argument: call['args'] was {...} before the call, {...}
+/// after` where the recording says where.
+fn changed_reason(change: Option<&ArgChange>, rules: &Rules) -> String {
+    let Some(change) = change else {
+        return "changed its argument".to_string();
+    };
+    let side = |v: &Option<RecordedValue>| {
+        let decoded = v
+            .as_ref()
+            .and_then(|v| v.to_json().ok())
+            .and_then(|json| tagged::decode(&json).ok());
+        match decoded {
+            Some(value) => cut(&show(&value).text, REASON_QUOTE_CHARS),
+            None => "(too large to show)".to_string(),
+        }
+    };
+    format!(
+        "changed its argument: {} was {} before the call, {} after",
+        escaped(&cut(
+            &named_path(&change.path, rules.params),
+            SHARED_QUOTE_CHARS
+        )),
+        side(&change.before),
+        side(&change.after)
+    )
 }
 
 fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
@@ -165,6 +200,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             args_changed,
             shares_with_state,
             shared,
+            changed,
         } => {
             let got = match value.to_json().map(|json| tagged::decode(&json)) {
                 Ok(Ok(v)) => v,
@@ -217,9 +253,11 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
                     ),
                     "returned an object that is not new: the module holds it, or an earlier call returned it (must be a new dict/list)",
                 ),
-                Outcome::Returns(_) if *args_changed => {
-                    Verdict::fail("changed its argument".into(), "changed its argument")
-                }
+                // Where it changed may quote a hidden input: only the reason says.
+                Outcome::Returns(_) if *args_changed => Verdict::fail(
+                    changed_reason(changed.as_ref(), rules),
+                    "changed its argument",
+                ),
                 Outcome::Returns(_) => return Verdict::pass(None, None),
             };
             // Only failures pay for the repr.

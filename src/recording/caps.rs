@@ -34,6 +34,10 @@ pub const MAX_VALUE_BYTES: usize = 4 << 20;
 /// One returned value's JSON elements (see [`super::json::json_shape`]); more is
 /// `output-too-large` (the harness's own budget is half as many nodes).
 pub const MAX_VALUE_ELEMENTS: usize = 400_000;
+/// Each value of a `changed` (an argument's part before and after the call,
+/// tagged JSON), in characters: only shown, so the harness writes a longer
+/// one as null.
+pub const MAX_CHANGE_VALUE_CHARS: usize = 2000;
 /// All of one submission's outcomes (values, names, messages, case ids)
 /// and its output, in bytes: a recording over it is refused.
 pub const MAX_SUBMISSION_BYTES: usize = 64 << 20;
@@ -329,6 +333,7 @@ mod tests {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         };
         assert_eq!(admit_outcome(many).unwrap(), CaseOutcome::OutputTooLarge);
         let long = CaseOutcome::Returned {
@@ -337,6 +342,7 @@ mod tests {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         };
         assert_eq!(admit_outcome(long).unwrap(), CaseOutcome::OutputTooLarge);
         let fits = CaseOutcome::Returned {
@@ -345,6 +351,7 @@ mod tests {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         };
         assert_eq!(admit_outcome(fits.clone()).unwrap(), fits);
     }

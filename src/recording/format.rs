@@ -77,6 +77,11 @@ pub enum CaseOutcome {
         /// and from older recordings.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         shared: Option<String>,
+        /// Where the call changed its arguments, for people (never decides
+        /// a verdict; `args_changed` does): absent when it did not, when
+        /// the runner could not tell, and from older recordings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changed: Option<ArgChange>,
     },
     /// The call raised.
     Raised {
@@ -125,6 +130,38 @@ pub enum CaseOutcome {
         #[serde(default)]
         line: Option<u32>,
     },
+}
+
+/// The first place where a call changed its arguments: `path` (from
+/// `args[i]` or `kwargs['name']`, at most [`SHARED_CHARS`] characters) and
+/// the value there before and after the call (tagged JSON, at most
+/// [`crate::recording::caps::MAX_CHANGE_VALUE_CHARS`] characters each;
+/// absent when longer).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgChange {
+    pub path: String,
+    #[serde(default)]
+    pub before: Option<RecordedValue>,
+    #[serde(default)]
+    pub after: Option<RecordedValue>,
+}
+
+impl ArgChange {
+    /// Why it is beyond its caps, if it is.
+    fn beyond_caps(&self) -> Option<String> {
+        use crate::recording::caps::MAX_CHANGE_VALUE_CHARS;
+        if self.path.chars().count() > SHARED_CHARS {
+            return Some(format!(
+                "a `changed` path of more than {SHARED_CHARS} characters"
+            ));
+        }
+        [&self.before, &self.after]
+            .into_iter()
+            .flatten()
+            .any(|v| v.text().chars().count() > MAX_CHANGE_VALUE_CHARS)
+            .then(|| format!("a `changed` value of more than {MAX_CHANGE_VALUE_CHARS} characters"))
+    }
 }
 
 /// A memory bound a case ran out of: `bytes`, and what it bounds.
@@ -212,6 +249,7 @@ struct WireOutcome {
     args_changed: Option<bool>,
     shares_with_state: Option<bool>,
     shared: Option<String>,
+    changed: Option<ArgChange>,
     class: Option<String>,
     mro: Option<Vec<String>>,
     message: Option<String>,
@@ -247,6 +285,7 @@ impl WireOutcome {
             ("args_changed", self.args_changed.is_some()),
             ("shares_with_state", self.shares_with_state.is_some()),
             ("shared", self.shared.is_some()),
+            ("changed", self.changed.is_some()),
             ("class", self.class.is_some()),
             ("mro", self.mro.is_some()),
             ("message", self.message.is_some()),
@@ -274,6 +313,7 @@ impl WireOutcome {
                 "args_changed",
                 "shares_with_state",
                 "shared",
+                "changed",
             ],
             "raised" => &["class", "mro", "message"],
             "timeout" => &["seconds", "submission_budget"],
@@ -309,6 +349,13 @@ impl WireOutcome {
                         ))
                     }
                     shared => shared,
+                },
+                changed: match self.changed {
+                    Some(change) => match change.beyond_caps() {
+                        Some(why) => return Err(why),
+                        None => Some(change),
+                    },
+                    None => None,
                 },
             },
             "raised" => CaseOutcome::Raised {
@@ -362,6 +409,7 @@ mod tests {
                 args_changed: false,
                 shares_with_state: false,
                 shared: Some("got['a'] is args[0]['a']".into()),
+                changed: None,
             },
             CaseOutcome::Returned {
                 value: serde_json::json!([]).into(),
@@ -369,6 +417,7 @@ mod tests {
                 args_changed: true,
                 shares_with_state: true,
                 shared: Some("got is main.FILES".into()),
+                changed: None,
             },
             CaseOutcome::Raised {
                 class: "E".into(),
@@ -455,6 +504,7 @@ mod tests {
                 args_changed: false,
                 shares_with_state: false,
                 shared: None,
+                changed: None,
             }
         );
         assert_eq!(serde_json::to_string(&o).unwrap(), old);
@@ -476,5 +526,27 @@ mod tests {
         assert!(with(&"é".repeat(SHARED_CHARS)).is_ok());
         let err = with(&"x".repeat(SHARED_CHARS + 1)).unwrap_err().to_string();
         assert!(err.contains("`shared` text of more than 400"), "{err}");
+    }
+
+    #[test]
+    fn a_change_over_its_caps_is_refused() {
+        use crate::recording::caps::MAX_CHANGE_VALUE_CHARS;
+        let with = |path: &str, before: &str| {
+            serde_json::from_str::<CaseOutcome>(&format!(
+                r#"{{"kind":"returned","value":1,"shares_with_args":false,"args_changed":true,"changed":{{"path":{},"before":{},"after":null}}}}"#,
+                serde_json::to_string(path).unwrap(),
+                serde_json::to_string(before).unwrap()
+            ))
+        };
+        let fits = "x".repeat(MAX_CHANGE_VALUE_CHARS - 2);
+        assert!(with(&"p".repeat(SHARED_CHARS), &fits).is_ok());
+        let err = with(&"p".repeat(SHARED_CHARS + 1), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`changed` path of more than 400"), "{err}");
+        let err = with("args[0]", &format!("{fits}x"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`changed` value of more than 2000"), "{err}");
     }
 }

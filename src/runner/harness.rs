@@ -220,6 +220,7 @@ mod tests {
                 args_changed,
                 shares_with_state,
                 shared,
+                ..
             } => {
                 let v = decode(&value.to_json().unwrap()).unwrap();
                 let text = serde_json::to_string(&Tagged(&v)).unwrap();

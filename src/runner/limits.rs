@@ -118,6 +118,8 @@ pub struct Harness {
     pub path_chars: usize,
     /// The longest key repr in such a path.
     pub key_chars: usize,
+    /// The longest value (tagged JSON) written for each side of `changed`.
+    pub change_chars: usize,
     /// How far into its CPU timeout a case may be, as /proc shows it (in
     /// clock ticks), before it has timed out.
     pub cpu_share: f64,
@@ -183,6 +185,7 @@ pub const HARNESS: Harness = Harness {
     earlier_text: 4 << 20,
     path_chars: 160,
     key_chars: 40,
+    change_chars: caps::MAX_CHANGE_VALUE_CHARS,
     cpu_share: 0.98,
     cpu_every: 0.02,
     exit_wait: 1.0,

@@ -71,6 +71,7 @@ fn submissions(root: &Path) {
                 args_changed: false,
                 shares_with_state: false,
                 shared: None,
+                changed: None,
             },
         );
     }
@@ -308,6 +309,7 @@ fn students_do_not_see_hidden_inputs_through_the_cli() {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         },
     );
     ship_recording(&subs, &rec);

@@ -52,6 +52,7 @@ fn ship_hostile(dir: &Path) {
                     args_changed: false,
                     shares_with_state: false,
                     shared: None,
+                    changed: None,
                 }
             }
             Outcome::Raises(_) => continue,

@@ -1,7 +1,7 @@
 //! Verdicts per `checkpoints.md`: each rule and its edges.
 
 use autograder::grade::{judge, Verdict};
-use autograder::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
+use autograder::recording::format::{ArgChange, CaseOutcome, MemoryLimit, MemoryScope};
 use autograder::value::{tagged, Exception, Outcome};
 use serde_json::{json, Value};
 
@@ -22,6 +22,7 @@ fn returned(v: Value) -> CaseOutcome {
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     }
 }
 
@@ -206,6 +207,7 @@ fn aliased_result_fails_even_when_equal() {
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     };
     assert_eq!(
         reason(&check(&want, got)),
@@ -222,8 +224,33 @@ fn mutated_argument_fails_even_when_equal() {
         args_changed: true,
         shares_with_state: false,
         shared: None,
+        changed: None,
     };
-    assert_eq!(reason(&check(&want, got)), "changed its argument");
+    assert_eq!(reason(&check(&want, got.clone())), "changed its argument");
+    // Where the recording says where: the path from the parameter's name
+    // (the checkpoint's signature), the part before and after the call.
+    let CaseOutcome::Returned { value, .. } = got else {
+        unreachable!()
+    };
+    let got = CaseOutcome::Returned {
+        value,
+        shares_with_args: false,
+        args_changed: true,
+        shares_with_state: false,
+        shared: None,
+        changed: Some(ArgChange {
+            path: "args[0]['args'][1]".into(),
+            before: Some(json!(2).into()),
+            after: Some(json!("\u{1b}[2J").into()),
+        }),
+    };
+    let v = autograder::grade::verdict::judge_case("validate_tool_call", &want, Some(&got));
+    assert_eq!(
+        reason(&v),
+        r"changed its argument: call['args'][1] was 2 before the call, '\x1b[2J' after"
+    );
+    // The brief may stand for a hidden case: it names no value.
+    assert_eq!(v.brief.as_deref(), Some("changed its argument"));
 }
 
 #[test]
@@ -234,6 +261,7 @@ fn a_wrong_value_is_reported_before_aliasing() {
         args_changed: true,
         shares_with_state: false,
         shared: None,
+        changed: None,
     };
     assert_eq!(
         reason(&check(&returns(json!({"x": 1})), got)),
@@ -451,6 +479,7 @@ fn a_matcher_accepts_its_class_and_everything_else_stays_strict() {
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     };
     assert!(!check(&want, shared).passed);
 }

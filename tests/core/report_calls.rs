@@ -67,6 +67,7 @@ fn failing(corpus: &Corpus, case: &Case) -> Recording {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         },
     );
     rec

@@ -218,6 +218,7 @@ fn hostile_run() -> GradeRun {
                 args_changed: false,
                 shares_with_state: false,
                 shared: None,
+                changed: None,
             }
         };
     }

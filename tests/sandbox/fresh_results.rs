@@ -29,6 +29,7 @@ fn returned(args: bool, state: bool, shared: Option<&str>) -> CaseOutcome {
         args_changed: false,
         shares_with_state: state,
         shared: shared.map(str::to_string),
+        changed: None,
     }
 }
 

@@ -220,6 +220,7 @@ fn a_shipped_recording_of_huge_values_costs_the_grader_little_and_grades_right()
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     };
     let encoded = |v: PyValue| tagged::encode(&v);
     // 40 ints of 299,991 bits (hexadecimal, as the harness writes them).

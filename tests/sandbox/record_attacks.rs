@@ -103,6 +103,7 @@ fn check_leftovers(isolation: IsolationChoice) {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         },
         "the next submission found what the previous one left (planted: {planted:?})"
     );
@@ -199,6 +200,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
                 args_changed: false,
                 shares_with_state: false,
                 shared: None,
+                changed: None,
             }
         );
     }
@@ -220,6 +222,7 @@ fn check_harness_attacks(isolation: IsolationChoice) {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         },
         "under {isolation:?}"
     );

@@ -4,7 +4,7 @@
 
 use crate::util::record as record_support;
 
-use autograder::recording::format::{CaseOutcome, MemoryLimit, MemoryScope};
+use autograder::recording::format::{ArgChange, CaseOutcome, MemoryLimit, MemoryScope};
 use autograder::runner::IsolationChoice;
 use autograder::value::PyValue;
 use record_support::*;
@@ -103,6 +103,7 @@ fn check_hostile(isolation: IsolationChoice) {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         }
     );
     let timeout = CaseOutcome::Timeout {
@@ -205,6 +206,7 @@ fn check_hostile(isolation: IsolationChoice) {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         }
     );
     assert_eq!(hostile("huge-list"), CaseOutcome::OutputTooLarge);
@@ -266,6 +268,12 @@ fn check_hostile(isolation: IsolationChoice) {
             shares_with_state: false,
             // Where, in the result and in the arguments.
             shared: Some("got['args'] is args[0]['args']".into()),
+            // Where the argument changed, and how.
+            changed: Some(ArgChange {
+                path: "args[0]['id']".into(),
+                before: Some(json!("c1").into()),
+                after: Some(json!("changed").into()),
+            }),
         }
     );
     // Every tier's seccomp filter (and, as root, its own uid) keeps it from
@@ -349,6 +357,7 @@ fn a_submission_may_fork_however_many_threads_the_grader_runs() {
                 args_changed: false,
                 shares_with_state: false,
                 shared: None,
+                changed: None,
             },
             "under {tier:?}"
         );

@@ -277,6 +277,7 @@ fn the_model_solution_records_values_and_value_errors() {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         }
     );
     for case in ["parse_contract_json/nan", "parse_contract_json/not-text"] {
@@ -602,6 +603,7 @@ fn main_is_imported_as_cpython_imports_it_in_a_first_and_a_later_session() {
             args_changed: false,
             shares_with_state: false,
             shared: None,
+            changed: None,
         };
         // The first session compiles main.py; the later one (a case added)
         // is given the compiled code from the store.

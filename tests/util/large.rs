@@ -28,6 +28,7 @@ fn wrong(i: usize) -> CaseOutcome {
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     }
 }
 

@@ -212,6 +212,7 @@ pub fn echo(text: &str) -> CaseOutcome {
         args_changed: false,
         shares_with_state: false,
         shared: None,
+        changed: None,
     }
 }
 

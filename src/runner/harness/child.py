@@ -216,8 +216,12 @@ def _run_case(mod_dict, case):
     except BaseException:  # something marshal refuses was put in them
         changed = True
     extra = ""
+    if changed:
+        where = _arg_change(args, kwargs, blob)
+        if where is not None:
+            extra = ',"changed":' + where
     if state:
-        extra = ',"shares_with_state":true'
+        extra += ',"shares_with_state":true'
     if shared is not None:
         extra += ',"shared":' + _esc(_text(shared, 2 * PATH_CHARS + 8))
     return (
@@ -253,6 +257,11 @@ def _fast_returned(result, args, kwargs, blob):
     if held is None:
         return None
     try:
+        if _marshal_dumps((args, kwargs), 2) != blob:
+            return None  # _run_case says where they changed
+    except BaseException:
+        return None
+    try:
         data = _marshal_dumps(result, 4)
     except BaseException:  # out of memory, or a student's thread changed it
         return None
@@ -265,14 +274,7 @@ def _fast_returned(result, args, kwargs, blob):
         or not _keep_new_result(result, held, len(data))
     ):
         return None
-    try:
-        changed = _marshal_dumps((args, kwargs), 2) != blob
-    except BaseException:
-        changed = True
-    return '{"kind":"returned","marshal":"%s","shares_with_args":false,"args_changed":%s}' % (
-        data.hex(),
-        "true" if changed else "false",
-    )
+    return '{"kind":"returned","marshal":"%s","shares_with_args":false,"args_changed":false}' % data.hex()
 
 
 def _plain_kinds(result):

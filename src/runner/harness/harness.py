@@ -330,6 +330,7 @@ LIMITS = (
     "EARLIER_TEXT",
     "PATH_CHARS",
     "KEY_CHARS",
+    "CHANGE_CHARS",
     "CPU_SHARE",
     "CPU_EVERY",
     "EXIT_WAIT",

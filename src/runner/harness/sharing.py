@@ -302,6 +302,69 @@ def _shared_with_args(result, found, args, kwargs, arg_ids):
     return None
 
 
+def _arg_change(args, kwargs, blob):
+    """Where the call changed its arguments, as the outcome's `changed`
+    field's JSON: the path of the first difference from the arguments as
+    given (`blob`: their marshal bytes) and its value before and after the
+    call (tagged JSON; null when longer than CHANGE_CHARS); None when it
+    cannot be told (then the outcome says only that they changed). The
+    arguments as given are plain (marshal's exact types): comparing by exact
+    type runs no student code but a hash of a key the student put in."""
+    try:
+        given_args, given_kwargs = _marshal_loads(blob)
+        pairs = [("args[%d]" % i, a, args[i]) for i, a in enumerate(given_args)]
+        pairs += [("kwargs[%s]" % _key_text(k), a, dict.get(kwargs, k)) for k, a in dict.items(given_kwargs)]
+        for head, before, after in pairs:
+            hit = _first_change(before, after, (), 0)
+            if hit is not None:
+                steps, before, after = hit
+                return '{"path":%s,"before":%s,"after":%s}' % (
+                    _esc(_path_text(head, steps)),
+                    _change_value(before),
+                    _change_value(after),
+                )
+    except BaseException:  # a key's hash or a student's thread
+        pass
+    return None
+
+
+def _first_change(before, after, steps, depth):
+    """(steps, before, after) at the first place `after` differs from
+    `before` (plain), depth first; None when they are the same."""
+    t = type(before)
+    if type(after) is not t or depth > SHARES_DEPTH:
+        return steps, before, after
+    if t is list or t is tuple:
+        for i in range(min(len(before), len(after))):
+            hit = _first_change(before[i], after[i], steps + ("[%d]" % i,), depth + 1)
+            if hit is not None:
+                return hit
+        return (steps, before, after) if len(before) != len(after) else None
+    if t is dict:
+        for k, x in dict.items(before):
+            if k not in after:
+                return steps, before, after
+            hit = _first_change(x, dict.__getitem__(after, k), steps + ("[%s]" % _key_text(k),), depth + 1)
+            if hit is not None:
+                return hit
+        # Keys added, or the same keys in another order.
+        return (steps, before, after) if list(dict.keys(before)) != list(dict.keys(after)) else None
+    if t is float:
+        same = _float_repr(before) == _float_repr(after)
+    else:
+        same = before == after
+    return None if same else (steps, before, after)
+
+
+def _change_value(v):
+    """A value of `changed` as tagged JSON, or null when too large."""
+    try:
+        text = dumps(T.encode(v))
+    except BaseException:
+        return "null"
+    return text if len(text) <= CHANGE_CHARS else "null"
+
+
 def _shared_with_state(mod_dict, result, found):
     """Where the result shares a list or dict with the module's globals or
     an earlier result (`got['a'] is main.CACHE['a']`, `got is an earlier
