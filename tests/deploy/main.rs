@@ -14,3 +14,4 @@ mod dist;
 mod gradescope;
 mod recipes;
 mod refusals;
+mod slurm;

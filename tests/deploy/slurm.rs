@@ -1,0 +1,162 @@
+//! `package slurm` on a real Slurm cluster, one node the test starts itself
+//! (`util::slurm`): the instructor's submit.sh queues the grading array and
+//! the dependent merge, and the merged reports are byte for byte a single
+//! `grade`'s.
+
+use crate::util::deploy::*;
+use crate::util::slurm::{self, Cluster};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const SHARDS: usize = 3;
+const REPORTS: [&str; 3] = ["report.json", "grades.csv", "dashboard.html"];
+
+#[test]
+fn slurm_array_shards_merge_into_a_single_runs_reports() {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
+        return;
+    }
+    if !is_root() {
+        return cannot_run(
+            "a Slurm cluster of the test's own needs root (slurmd runs jobs as their user)",
+        );
+    }
+    if let Some(why) = slurm::missing() {
+        return cannot_run(&format!("Slurm: {why}"));
+    }
+    let tmp = shared_tempdir();
+    let cluster = Cluster::start(&tmp.path().join("slurm"));
+    // A folder name the scripts must quote: a space and a quote.
+    let course = course(&tmp.path().join("it's a course"));
+    let subs = course.join("submissions");
+    for (name, source) in [
+        ("model", "model-solution"),
+        ("buggy", "returns-input-call"),
+        ("alice", "model-solution"),
+        ("bob", "returns-input-call"),
+    ] {
+        submission(&subs, name, &bundled(source));
+    }
+    submission(&subs, "empty", "");
+    let package = course.join("slurm");
+    let out = autograder(
+        &course,
+        &[
+            "package",
+            "slurm",
+            "submissions",
+            "--assignment",
+            "tool-proposals",
+            "--shards",
+            &SHARDS.to_string(),
+            "--partition",
+            slurm::PARTITION,
+            "--time",
+            "0:10:00",
+            "--mem",
+            "500M",
+            "-o",
+            "slurm",
+        ],
+    );
+    expect_code(&out, 0, "package slurm");
+
+    // As the instructor: run submit.sh, wait for the merge job.
+    let submitted = Command::new("bash")
+        .arg(package.join("submit.sh"))
+        .env("SLURM_CONF", cluster.conf())
+        .env_remove("AUTOGRADER_PYTHON")
+        .env_remove("AUTOGRADER_ISOLATION")
+        .output()
+        .unwrap();
+    expect_code(&submitted, 0, "submit.sh");
+    let said = text(&submitted.stdout);
+    let merge = said
+        .lines()
+        .find_map(|l| l.strip_prefix("merge job: "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("submit.sh names no merge job:\n{said}"))
+        .to_string();
+    let state = |job: &str| {
+        let show = cluster.client("scontrol", &["show", "job", job]);
+        let show = text(&show.stdout);
+        show.split_whitespace()
+            .find_map(|w| w.strip_prefix("JobState="))
+            .unwrap_or("")
+            .to_string()
+    };
+    cluster.wait_for(
+        "the merge job to end",
+        Duration::from_secs(600),
+        &mut || !matches!(state(&merge).as_str(), "PENDING" | "RUNNING" | "COMPLETING"),
+    );
+    let logs = logs(&package);
+    assert_eq!(
+        state(&merge),
+        "COMPLETED",
+        "{logs}\n{}",
+        cluster.diagnosis()
+    );
+    // Each task graded a slice of its own: 5 submissions in 3 shards.
+    let held: Vec<usize> = (1..=SHARDS)
+        .map(|k| {
+            let shard = package.join(format!("shards/shard-{k}.json"));
+            let shard = fs::read(&shard)
+                .unwrap_or_else(|e| panic!("array task {k} wrote no shard ({e})\n{logs}"));
+            let shard: serde_json::Value = serde_json::from_slice(&shard).unwrap();
+            shard["submissions"].as_array().unwrap().len()
+        })
+        .collect();
+    assert_eq!(held, [2, 2, 1], "{logs}");
+
+    // One grade of the same folder, from the same place, with the same
+    // reports, in a fresh work dir: what the merge must equal.
+    let single = course.join("single");
+    fs::create_dir_all(&single).unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let mut args = vec![
+        "grade".to_string(),
+        path(&subs),
+        "--cases".into(),
+        path(&course.join("cases")),
+        "--assignment".into(),
+        "tool-proposals".into(),
+        "--quiet".into(),
+    ];
+    for (flag, name) in ["--json", "--csv", "--html"].iter().zip(REPORTS) {
+        args.extend([flag.to_string(), path(&single.join(name))]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    expect_code(&autograder(&single, &args), 0, "the single grade");
+    for name in REPORTS {
+        let merged = fs::read(package.join(name)).unwrap();
+        let whole = fs::read(single.join(name)).unwrap();
+        assert!(
+            merged == whole,
+            "{name}: the merged shards differ from a single run:\n{}",
+            similar::TextDiff::from_lines(text(&whole).as_str(), text(&merged).as_str())
+                .unified_diff()
+        );
+    }
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(package.join("report.json")).unwrap()).unwrap();
+    let graded = report["submissions"].as_array().unwrap().len();
+    assert_eq!(graded, 5, "every submission, once");
+    say!("slurm: {SHARDS} array tasks and the merge job ran; {graded} submissions, reports byte-identical to a single run");
+}
+
+/// Every job's log, for a failure's message.
+fn logs(package: &Path) -> String {
+    let mut all = String::new();
+    let mut entries: Vec<_> = fs::read_dir(package.join("logs"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    for path in entries {
+        let content = fs::read_to_string(&path).unwrap_or_default();
+        all.push_str(&format!("--- {}:\n{content}\n", path.display()));
+    }
+    all
+}
