@@ -7,10 +7,8 @@ use crate::util::deploy::*;
 use crate::util::slurm::{self, Cluster};
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-const SHARDS: usize = 3;
 const REPORTS: [&str; 3] = ["report.json", "grades.csv", "dashboard.html"];
 
 #[test]
@@ -40,38 +38,45 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
         submission(&subs, name, &bundled(source));
     }
     submission(&subs, "empty", "");
-    let package = course.join("slurm");
+    // The directives a package may add, as real sbatch reads them.
+    let options = course.join("options");
     let out = autograder(
         &course,
         &[
             "package",
             "slurm",
-            "submissions",
-            "--assignment",
-            "tool-proposals",
             "--shards",
-            &SHARDS.to_string(),
+            "2",
             "--partition",
             slurm::PARTITION,
             "--time",
             "0:10:00",
             "--mem",
             "500M",
+            "--cpus",
+            "1",
             "-o",
-            "slurm",
+            "options",
         ],
     );
-    expect_code(&out, 0, "package slurm");
+    expect_code(&out, 0, "package slurm with options");
+    for script in ["grade.sbatch", "merge.sbatch"] {
+        let checked = cluster.client_in(&options, "sbatch", &["--test-only", script]);
+        expect_code(&checked, 0, &format!("sbatch --test-only {script}"));
+    }
 
-    // As the instructor: run submit.sh, wait for the merge job.
-    let submitted = Command::new("bash")
-        .arg(package.join("submit.sh"))
-        .env("SLURM_CONF", cluster.conf())
-        .env_remove("AUTOGRADER_PYTHON")
-        .env_remove("AUTOGRADER_ISOLATION")
-        .output()
-        .unwrap();
-    expect_code(&submitted, 0, "submit.sh");
+    // As the instructor: the README's commands, as written.
+    let recipe = readme_block("On a Slurm cluster");
+    let shards: usize = recipe
+        .split_whitespace()
+        .skip_while(|w| *w != "--shards")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("the README's recipe says --shards N");
+    let package = course.join("slurm");
+    let conf = cluster.conf();
+    let submitted = run_script(&recipe, &course, &[("SLURM_CONF", conf.to_str().unwrap())]);
+    expect_code(&submitted, 0, "the README's Slurm recipe");
     let said = text(&submitted.stdout);
     let merge = said
         .lines()
@@ -99,8 +104,8 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
         "{logs}\n{}",
         cluster.diagnosis()
     );
-    // Each task graded a slice of its own: 5 submissions in 3 shards.
-    let held: Vec<usize> = (1..=SHARDS)
+    // Each task graded a slice of its own, the 5 submissions spread evenly.
+    let held: Vec<usize> = (1..=shards)
         .map(|k| {
             let shard = package.join(format!("shards/shard-{k}.json"));
             let shard = fs::read(&shard)
@@ -109,7 +114,9 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
             shard["submissions"].as_array().unwrap().len()
         })
         .collect();
-    assert_eq!(held, [2, 2, 1], "{logs}");
+    assert_eq!(held.iter().sum::<usize>(), 5, "{held:?}\n{logs}");
+    let (least, most) = (held.iter().min(), held.iter().max());
+    assert!(most.unwrap() - least.unwrap() <= 1, "{held:?}\n{logs}");
 
     // One grade of the same folder, from the same place, with the same
     // reports, in a fresh work dir: what the merge must equal.
@@ -144,7 +151,7 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
         serde_json::from_slice(&fs::read(package.join("report.json")).unwrap()).unwrap();
     let graded = report["submissions"].as_array().unwrap().len();
     assert_eq!(graded, 5, "every submission, once");
-    say!("slurm: {SHARDS} array tasks and the merge job ran; {graded} submissions, reports byte-identical to a single run");
+    say!("slurm: {shards} array tasks and the merge job ran; {graded} submissions, reports byte-identical to a single run");
 }
 
 /// Every job's log, for a failure's message.

@@ -109,8 +109,14 @@ impl Cluster {
 
     /// A client command (`squeue`, `scontrol`...) of this cluster.
     pub fn client(&self, name: &str, args: &[&str]) -> Output {
+        self.client_in(&self.dir, name, args)
+    }
+
+    /// A client command of this cluster, run in `dir`.
+    pub fn client_in(&self, dir: &Path, name: &str, args: &[&str]) -> Output {
         Command::new(program(name).unwrap_or_else(|| PathBuf::from(name)))
             .args(args)
+            .current_dir(dir)
             .env("SLURM_CONF", self.conf())
             .output()
             .unwrap_or_else(|e| panic!("{name} runs: {e}"))
