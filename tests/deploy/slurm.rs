@@ -13,16 +13,8 @@ const REPORTS: [&str; 3] = ["report.json", "grades.csv", "dashboard.html"];
 
 #[test]
 fn slurm_array_shards_merge_into_a_single_runs_reports() {
-    if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
+    if !can_run() {
         return;
-    }
-    if !is_root() {
-        return cannot_run(
-            "a Slurm cluster of the test's own needs root (slurmd runs jobs as their user)",
-        );
-    }
-    if let Some(why) = slurm::missing() {
-        return cannot_run(&format!("Slurm: {why}"));
     }
     let tmp = shared_tempdir();
     let cluster = Cluster::start(&tmp.path().join("slurm"));
@@ -77,29 +69,11 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
     let conf = cluster.conf();
     let submitted = run_script(&recipe, &course, &[("SLURM_CONF", conf.to_str().unwrap())]);
     expect_code(&submitted, 0, "the README's Slurm recipe");
-    let said = text(&submitted.stdout);
-    let merge = said
-        .lines()
-        .find_map(|l| l.strip_prefix("merge job: "))
-        .and_then(|l| l.split_whitespace().next())
-        .unwrap_or_else(|| panic!("submit.sh names no merge job:\n{said}"))
-        .to_string();
-    let state = |job: &str| {
-        let show = cluster.client("scontrol", &["show", "job", job]);
-        let show = text(&show.stdout);
-        show.split_whitespace()
-            .find_map(|w| w.strip_prefix("JobState="))
-            .unwrap_or("")
-            .to_string()
-    };
-    cluster.wait_for(
-        "the merge job to end",
-        Duration::from_secs(600),
-        &mut || !matches!(state(&merge).as_str(), "PENDING" | "RUNNING" | "COMPLETING"),
-    );
+    let merge = merge_job(&submitted);
+    wait_until_ended(&cluster, &merge);
     let logs = logs(&package);
     assert_eq!(
-        state(&merge),
+        job_state(&cluster, &merge),
         "COMPLETED",
         "{logs}\n{}",
         cluster.diagnosis()
@@ -152,6 +126,104 @@ fn slurm_array_shards_merge_into_a_single_runs_reports() {
     let graded = report["submissions"].as_array().unwrap().len();
     assert_eq!(graded, 5, "every submission, once");
     say!("slurm: {shards} array tasks and the merge job ran; {graded} submissions, reports byte-identical to a single run");
+}
+
+#[test]
+fn slurm_merge_is_cancelled_when_an_array_task_fails() {
+    if !can_run() {
+        return;
+    }
+    let tmp = shared_tempdir();
+    let cluster = Cluster::start(&tmp.path().join("slurm"));
+    let course = course(tmp.path());
+    submission(
+        &course.join("submissions"),
+        "model",
+        &bundled("model-solution"),
+    );
+    // A grader that fails: every task exits 1.
+    let out = autograder(
+        &course,
+        &[
+            "package",
+            "slurm",
+            "--shards",
+            "2",
+            "--binary",
+            "/bin/false",
+            "-o",
+            "failing",
+        ],
+    );
+    expect_code(&out, 0, "package slurm");
+    let conf = cluster.conf();
+    let submitted = run_script(
+        "failing/submit.sh",
+        &course,
+        &[("SLURM_CONF", conf.to_str().unwrap())],
+    );
+    expect_code(&submitted, 0, "submit.sh");
+    let merge = merge_job(&submitted);
+    wait_until_ended(&cluster, &merge);
+    // Cancelled, not left pending forever, and no report written.
+    assert_eq!(
+        job_state(&cluster, &merge),
+        "CANCELLED",
+        "{}",
+        cluster.diagnosis()
+    );
+    assert!(!course.join("failing/report.json").exists());
+}
+
+/// Whether the Slurm tests run: the deploy tier, as root, with Slurm and
+/// munge installed (under CI=true, a failure when not).
+fn can_run() -> bool {
+    if !crate::util::tier::runs(crate::util::tier::Tier::Deploy) {
+        return false;
+    }
+    if !is_root() {
+        cannot_run("a Slurm cluster of the test's own needs root (slurmd runs jobs as their user)");
+        return false;
+    }
+    if let Some(why) = slurm::missing() {
+        cannot_run(&format!("Slurm: {why}"));
+        return false;
+    }
+    true
+}
+
+/// The merge job submit.sh says it queued.
+fn merge_job(submitted: &std::process::Output) -> String {
+    let said = text(&submitted.stdout);
+    said.lines()
+        .find_map(|l| l.strip_prefix("merge job: "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("submit.sh names no merge job:\n{said}"))
+        .to_string()
+}
+
+/// A job's state as slurmctld has it (COMPLETED, CANCELLED...).
+fn job_state(cluster: &Cluster, job: &str) -> String {
+    let show = cluster.client("scontrol", &["show", "job", job]);
+    text(&show.stdout)
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("JobState="))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Waits (ten minutes at most) until `job` has ended, however.
+fn wait_until_ended(cluster: &Cluster, job: &str) {
+    cluster.wait_for(
+        "the merge job to end",
+        Duration::from_secs(600),
+        &mut || {
+            !matches!(
+                job_state(cluster, job).as_str(),
+                "PENDING" | "RUNNING" | "COMPLETING" | ""
+            )
+        },
+    );
 }
 
 /// Every job's log, for a failure's message.
