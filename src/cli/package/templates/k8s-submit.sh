@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the grading Job, waits for every shard, then runs the merge Job
 # (written by `autograder package kubernetes`). kubectl must point at the
-# namespace holding the claim @CLAIM@.
+# namespace holding the claim @CLAIM@. A Job that fails leaves its wait to
+# the timeout: `kubectl describe job autograder-grade` says why.
 set -euo pipefail
 cd "$(dirname "$0")"
 kubectl apply -f grade-job.yaml
