@@ -6,7 +6,8 @@
 //! as content (HTML, Markdown, XML), and each format then escapes its own
 //! syntax (`<`, `*`, quotes...).
 //!
-//! (The grader's verdicts use it too: a reason quotes student text.)
+//! (The grader's verdicts use it too: a reason quotes student text.) The
+//! scripts `package` writes quote paths with [`shell_word`].
 
 /// Whether `c` is never shown literally: C0 and C1 control characters and
 /// DEL (they drive terminals: `\x1b[2J`), the line and paragraph separators
@@ -151,6 +152,22 @@ pub fn cut_middle(text: &str, head: usize, tail: usize) -> String {
     )
 }
 
+/// A word the POSIX shell reads back as exactly `text`, for paths written
+/// into shell scripts: as it is when it holds only characters no shell
+/// treats specially, else in single quotes (each `'` as `'\''`), inside
+/// which the shell expands nothing.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +244,15 @@ mod tests {
             assert_eq!(escaped(ok), ok);
             assert_eq!(replaced(ok), ok);
         }
+    }
+
+    #[test]
+    fn shell_words_read_back_as_written() {
+        assert_eq!(shell_word("/srv/course/cases"), "/srv/course/cases");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("my course"), "'my course'");
+        assert_eq!(shell_word("it's $(id) `x`"), "'it'\\''s $(id) `x`'");
+        assert_eq!(shell_word("~/a"), "'~/a'");
+        assert_eq!(shell_word("a\nb"), "'a\nb'");
     }
 }

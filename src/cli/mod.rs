@@ -36,7 +36,8 @@ enum Command {
     Grade(grade::Args),
     /// Join the JSON reports of `grade --shard K/N` runs into one result.
     Merge(merge::Args),
-    /// Write what Gradescope or a student repository's CI needs for one assignment.
+    /// Write what Gradescope or a student repository's CI needs for one
+    /// assignment, or the Slurm or Kubernetes jobs grading a course in shards.
     #[command(subcommand)]
     Package(package::Command),
     /// Print a shell completion script (bash, zsh or fish) on stdout.

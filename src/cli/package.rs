@@ -1,8 +1,12 @@
-//! `autograder package gradescope|ci`: everything one assignment needs to be
-//! graded where the instructor has no Rust toolchain: Gradescope's
-//! autograder zip, or a student template repository's CI files.
+//! `autograder package gradescope|ci|slurm|kubernetes`: everything a course
+//! needs to be graded where the instructor has no Rust toolchain:
+//! Gradescope's autograder zip, a student template repository's CI files,
+//! or the jobs that grade a large course in shards on a cluster.
 
+mod cluster;
 mod glibc;
+mod kubernetes;
+mod slurm;
 
 use super::record::{load_corpus, AssignmentArgs};
 use super::EXIT_OK;
@@ -21,6 +25,16 @@ pub enum Command {
     /// .github/workflows/autograder.yml, .gitlab-ci.yml, and the
     /// assignment's visible cases.
     Ci(Ci),
+    /// Write a Slurm recipe: grade.sbatch, an array job grading one shard
+    /// per task (`grade --shard K/N`), merge.sbatch joining the shards into
+    /// report.json, grades.csv and dashboard.html, and submit.sh, which
+    /// queues the merge to run once every task has succeeded.
+    Slurm(slurm::Slurm),
+    /// Write a Kubernetes recipe: grade-job.yaml, an Indexed Job grading one
+    /// shard per pod on a shared volume claim, merge-job.yaml, and submit.sh
+    /// applying them in turn with kubectl. (Checked against Kubernetes' API
+    /// schema; our tests run no Kubernetes cluster.)
+    Kubernetes(kubernetes::Kubernetes),
 }
 
 /// The corpus and the one assignment a package is for.
@@ -83,19 +97,48 @@ pub fn run(cmd: Command) -> anyhow::Result<i32> {
     match cmd {
         Command::Gradescope(args) => gradescope(&args),
         Command::Ci(args) => ci(&args),
+        Command::Slurm(args) => slurm::write(&args),
+        Command::Kubernetes(args) => kubernetes::write(&args),
     }
 }
 
-/// The shell-safe assignment id, checked to exist in the corpus.
-fn checked(assignment: &Assignment) -> anyhow::Result<crate::corpus::Corpus> {
-    let id = &assignment.assignment;
+/// Refuses an id a script could not carry as it is.
+fn plain_id(flag: &str, id: &str) -> anyhow::Result<()> {
     if id.is_empty()
         || !id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        bail!("--assignment {id:?}: a package needs an id of letters, digits, '-' and '_'");
+        bail!("{flag} {id:?}: a package needs an id of letters, digits, '-' and '_'");
     }
+    Ok(())
+}
+
+/// Creates `out`, refusing one that holds anything: a package never
+/// overwrites what is there.
+fn empty_folder(out: &Path) -> anyhow::Result<()> {
+    if out.exists() && std::fs::read_dir(out).map_or(true, |mut d| d.next().is_some()) {
+        bail!(
+            "{} already exists and is not an empty folder",
+            out.display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+}
+
+/// Writes `text` to `dir/name` with Unix permissions `mode`.
+fn write_file(dir: &Path, name: &str, text: &str, mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// The shell-safe assignment id, checked to exist in the corpus.
+fn checked(assignment: &Assignment) -> anyhow::Result<crate::corpus::Corpus> {
+    let id = &assignment.assignment;
+    plain_id("--assignment", id)?;
     let args = AssignmentArgs {
         assignments: vec![id.clone()],
         lessons: Vec::new(),
@@ -246,12 +289,7 @@ fn ci(args: &Ci) -> anyhow::Result<i32> {
         );
     }
     let out = &args.output;
-    if out.exists() && std::fs::read_dir(out).map_or(true, |mut d| d.next().is_some()) {
-        bail!(
-            "{} already exists and is not an empty folder",
-            out.display()
-        );
-    }
+    empty_folder(out)?;
     let grade = format!(
         "autograder grade . --cases cases --assignment {id} --main-py-only --audience student \
          --junit junit.xml --markdown summary.md --fail-under 100"

@@ -22,7 +22,10 @@ fn completion_scripts_name_every_subcommand_and_bash_accepts_its_own() {
         let out = autograder(&repo(), &["completions", shell]);
         expect_code(&out, 0, shell);
         let script = text(&out.stdout);
-        for sub in SUBCOMMANDS.iter().chain(&["gradescope", "ci"]) {
+        for sub in SUBCOMMANDS
+            .iter()
+            .chain(&["gradescope", "ci", "slurm", "kubernetes"])
+        {
             assert!(script.contains(sub), "{shell} completions lack {sub}");
         }
         if shell == "bash" {

@@ -76,6 +76,73 @@ fn package_refuses_bad_input_with_exit_2() {
             ],
             "not an empty folder",
         ),
+        (
+            &["package", "slurm", "--shards", "0", "-o", dir],
+            "not in 1..=100000",
+        ),
+        (
+            &[
+                "package",
+                "slurm",
+                "--shards",
+                "2",
+                "--partition",
+                "a b",
+                "-o",
+                dir,
+            ],
+            "only letters, digits",
+        ),
+        (
+            &[
+                "package", "slurm", "--shards", "2", "--time", "$(id)", "-o", dir,
+            ],
+            "only letters, digits",
+        ),
+        (
+            &[
+                "package",
+                "slurm",
+                "no-such-folder",
+                "--shards",
+                "2",
+                "-o",
+                dir,
+            ],
+            "not a folder of submissions",
+        ),
+        (
+            &[
+                "package", "slurm", "--shards", "2", "--lesson", "a;b", "-o", dir,
+            ],
+            "letters, digits",
+        ),
+        (
+            &[
+                "package",
+                "kubernetes",
+                "--shards",
+                "2",
+                "--claim",
+                "My_Claim",
+                "-o",
+                dir,
+            ],
+            "volume claim",
+        ),
+        (
+            &[
+                "package",
+                "kubernetes",
+                "--shards",
+                "2",
+                "--image",
+                "x\ny",
+                "-o",
+                dir,
+            ],
+            "only letters, digits",
+        ),
     ];
     for (args, says) in cases {
         let out = autograder(&repo(), args);

@@ -217,8 +217,26 @@ pub fn readme_recipe(n: usize) -> String {
         .to_string()
 }
 
+/// The README's first `sh` code block after the line holding `marker`.
+pub fn readme_block(marker: &str) -> String {
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut lines = readme
+        .lines()
+        .skip_while(|l| !l.contains(marker))
+        .skip_while(|l| *l != "```sh")
+        .skip(1);
+    let block: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+    assert!(!block.is_empty(), "README has no sh block after {marker:?}");
+    block.join("\n")
+}
+
 /// Runs recipe `n` as written, with bash, in `dir`, `autograder` on PATH.
 pub fn run_recipe(n: usize, dir: &Path, env: &[(&str, &str)]) -> Output {
+    run_script(&readme_recipe(n), dir, env)
+}
+
+/// Runs `script` with bash in `dir` (a course folder), `autograder` on PATH.
+pub fn run_script(script: &str, dir: &Path, env: &[(&str, &str)]) -> Output {
     let bin_dir = dir.parent().unwrap().join("bin");
     let path = format!(
         "{}:{}",
@@ -227,7 +245,7 @@ pub fn run_recipe(n: usize, dir: &Path, env: &[(&str, &str)]) -> Output {
     );
     Command::new("bash")
         .arg("-c")
-        .arg(readme_recipe(n))
+        .arg(script)
         .current_dir(dir)
         .env("PATH", path)
         .envs(env.iter().copied())

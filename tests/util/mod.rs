@@ -24,6 +24,7 @@ pub mod large;
 pub mod machine;
 pub mod process;
 pub mod record;
+pub mod slurm;
 pub mod tier;
 
 #[allow(unused_imports)]

@@ -21,7 +21,8 @@ pub enum Tier {
     Heavy,
     /// What an instructor ships, run end to end: the Gradescope zip in a
     /// stand-in image, the CI template step by step as a plain user and
-    /// its GitLab job under gitlab-ci-local, the README's recipes (tens of
+    /// its GitLab job under gitlab-ci-local, the Slurm array on a one-node
+    /// cluster, the README's recipes (tens of
     /// seconds).
     Deploy,
     /// The portable release archive: `scripts/dist.sh` builds the binary
@@ -45,7 +46,7 @@ impl Tier {
             Tier::Cpython => "the CPython tier (differential, pyenv versions, mutation)",
             Tier::Browser => "the Chromium tier (the HTML dashboard in a browser)",
             Tier::Heavy => "the heavy tier (hostile fixtures, attacks, memory, racer, the whole course under every sandbox tier)",
-            Tier::Deploy => "the deployment tier (the Gradescope zip in a stand-in image, the CI template as a plain user and under gitlab-ci-local, the README's recipes)",
+            Tier::Deploy => "the deployment tier (the Gradescope zip in a stand-in image, the CI template as a plain user and under gitlab-ci-local, the Slurm array on a one-node cluster, the README's recipes)",
             Tier::Release => "the release tier (scripts/dist.sh: the glibc 2.17 binary built with zig)",
         }
     }
