@@ -1,8 +1,9 @@
-//! The README's Gradescope recipe, run as written in a stand-in for a
-//! Gradescope autograder image: `/usr/bin/python3` is CPython 3.10 (Ubuntu
-//! 22.04's) and bubblewrap is installed but cannot start (an unprivileged
-//! container refuses its namespaces). Built, as root, in a private mount
-//! namespace (`unshare --mount`): pyenv's 3.10 is bound over
+//! The README's Gradescope recipe, run as written in a stand-in for each
+//! Gradescope autograder image `package gradescope` names: `/usr/bin/python3`
+//! is the CPython its Ubuntu ships (20.04: 3.8, 22.04: 3.10, 24.04: 3.12)
+//! and bubblewrap is installed but cannot start (an unprivileged container
+//! refuses its namespaces). Built, as root, in a private mount namespace
+//! (`unshare --mount`): pyenv's CPython is bound over
 //! `/usr/bin/python3`, a `bwrap` that fails over `/usr/bin/bwrap`, and a
 //! 0755 `/root` holding only `.pyenv` over the 0700 one (a Gradescope image's
 //! own CPython is world-readable too). Then `run_autograder`'s command:
@@ -10,13 +11,13 @@
 //! full marks, and a submission that reads the case files gets nothing of
 //! them.
 
-use crate::util::deploy::{cannot_run, cpython_3_10, fake_bwrap, in_namespace, repo, submission};
+use crate::util::deploy::{cannot_run, cpython, fake_bwrap, in_namespace, repo, submission};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
 
 /// Runs `command` (a shell line) in the stand-in image; returns its output.
-fn in_image(tmp: &Path, python_home: &Path, command: &str) -> std::process::Output {
+fn in_image(tmp: &Path, python_home: &Path, minor: &str, command: &str) -> std::process::Output {
     let pyenv_root = python_home
         .ancestors()
         .find(|a| a.file_name().is_some_and(|n| n == ".pyenv"))
@@ -36,23 +37,34 @@ if [ -e /usr/bin/bwrap ]; then mount --bind {fake} /usr/bin/bwrap; fi
 {command}",
         pyenv = pyenv_root.display(),
         hold = hold.display(),
-        python = python_home.join("bin/python3.10").display(),
+        python = python_home.join(format!("bin/python{minor}")).display(),
         fake = fake_bwrap.display(),
     );
     in_namespace(&script)
 }
 
+/// The Ubuntu images `package gradescope` names, by the CPython they ship.
+const IMAGES: [(&str, &str); 3] = [("20.04", "3.8"), ("22.04", "3.10"), ("24.04", "3.12")];
+
 #[test]
-fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
+fn the_gradescope_recipe_works_with_each_images_cpython_and_no_usable_bwrap() {
     if !crate::util::tier::runs(crate::util::tier::Tier::Cpython) {
         return;
     }
     if !autograder::runner::sandbox::is_root() {
         return cannot_run("the Gradescope image stand-in needs root (a private mount namespace)");
     }
-    let Some(python_home) = cpython_3_10() else {
-        return cannot_run("the Gradescope image stand-in needs pyenv's CPython 3.10");
-    };
+    for (ubuntu, minor) in IMAGES {
+        let Some(python_home) = cpython(minor) else {
+            return cannot_run(&format!(
+                "the Gradescope image stand-in for Ubuntu {ubuntu} needs pyenv's CPython {minor}"
+            ));
+        };
+        in_each_image(&python_home, minor);
+    }
+}
+
+fn in_each_image(python_home: &Path, minor: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let model = fs::read_to_string(repo().join("submissions/model-solution/main.py")).unwrap();
     let case_file = repo().join("cases/tool-proposals/validate_tool_call.toml");
@@ -75,13 +87,13 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
             submission = dir.display(),
             results = results.display(),
         );
-        let out = in_image(tmp.path(), &python_home, &command);
+        let out = in_image(tmp.path(), python_home, minor, &command);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: {stdout}\n{stderr}");
-        assert!(stdout.contains("Python 3.10."), "{stdout}");
+        assert!(stdout.contains(&format!("Python {minor}.")), "{stdout}");
         assert!(
-            stderr.contains("sandbox: landlock · CPython 3.10."),
+            stderr.contains(&format!("sandbox: landlock · CPython {minor}.")),
             "{stderr}"
         );
         assert!(stderr.contains("bubblewrap is not usable here"), "{stderr}");
@@ -91,7 +103,7 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
         assert!(v["extra_data"]["python"][0]
             .as_str()
             .unwrap()
-            .starts_with("3.10."));
+            .starts_with(&format!("{minor}.")));
         // No hidden test (Gradescope would show students no total): the
         // environment is in extra_data.
         assert!(
@@ -124,5 +136,5 @@ fn the_gradescope_recipe_works_with_cpython_3_10_and_no_usable_bwrap() {
             assert!(text.contains("PermissionError"), "{text}");
         }
     }
-    say!("Gradescope image stand-in: CPython 3.10 at /usr/bin/python3, bwrap unusable: landlock chosen and reported");
+    say!("Gradescope image stand-in: CPython {minor} at /usr/bin/python3, bwrap unusable: landlock chosen and reported");
 }

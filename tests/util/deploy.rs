@@ -100,20 +100,27 @@ pub fn shared_tempdir() -> tempfile::TempDir {
 
 /// pyenv's newest CPython 3.10 (Gradescope's Ubuntu 22.04 has 3.10), if installed.
 pub fn cpython_3_10() -> Option<PathBuf> {
+    cpython("3.10")
+}
+
+/// pyenv's newest CPython `minor` (`3.8`), if installed: its folder, which
+/// holds `bin/python<minor>`.
+pub fn cpython(minor: &str) -> Option<PathBuf> {
     let out = Command::new("pyenv").arg("root").output().ok()?;
     let versions = Path::new(text(&out.stdout).trim()).join("versions");
-    let mut found: Vec<PathBuf> = fs::read_dir(versions)
+    let mut found: Vec<(u32, PathBuf)> = fs::read_dir(versions)
         .ok()?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("3.10."))
-                && p.join("bin/python3.10").is_file()
+        .filter(|p| p.join(format!("bin/python{minor}")).is_file())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let patch = name.strip_prefix(&format!("{minor}."))?.parse().ok()?;
+            Some((patch, p))
         })
         .collect();
     found.sort();
-    found.pop()
+    found.pop().map(|(_, p)| p)
 }
 
 /// A `bwrap` that fails as it does in an unprivileged container.
