@@ -166,7 +166,11 @@ pub(super) fn finish(
         // A closed pipe (`| head`) is not an error worth a non-zero exit.
         let _ =
             report::terminal::write_with(view, report::terminal::want_color(), details, &mut out)
-                .and_then(|_| out.write_all(report::terminal::footer(view).as_bytes()))
+                .and_then(|_| {
+                    out.write_all(
+                        report::terminal::footer(view, report::terminal::width()).as_bytes(),
+                    )
+                })
                 .and_then(|_| out.flush());
         spool_ok(run)?;
     }

@@ -34,10 +34,6 @@ pub const MAX_VALUE_BYTES: usize = 4 << 20;
 /// One returned value's JSON elements (see [`super::json::json_shape`]); more is
 /// `output-too-large` (the harness's own budget is half as many nodes).
 pub const MAX_VALUE_ELEMENTS: usize = 400_000;
-/// Each value of a `changed` (an argument's part before and after the call,
-/// tagged JSON), in characters: only shown, so the harness writes a longer
-/// one as null.
-pub const MAX_CHANGE_VALUE_CHARS: usize = 2000;
 /// All of one submission's outcomes (values, names, messages, case ids)
 /// and its output, in bytes: a recording over it is refused.
 pub const MAX_SUBMISSION_BYTES: usize = 64 << 20;

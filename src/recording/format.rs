@@ -14,6 +14,11 @@ pub const RECORDING_FORMAT: &str = "autograder-recording/1";
 /// writes at most 328); a longer one makes the outcome unreadable.
 pub const SHARED_CHARS: usize = 400;
 
+/// Each value of a `changed` (an argument's part before and after the call,
+/// tagged JSON), in characters: only shown, so the harness writes a longer
+/// one as null.
+pub const CHANGE_VALUE_CHARS: usize = 2000;
+
 /// One submission's outcomes, one per case id (`<checkpoint>/<case>`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -135,7 +140,7 @@ pub enum CaseOutcome {
 /// The first place where a call changed its arguments: `path` (from
 /// `args[i]` or `kwargs['name']`, at most [`SHARED_CHARS`] characters) and
 /// the value there before and after the call (tagged JSON, at most
-/// [`crate::recording::caps::MAX_CHANGE_VALUE_CHARS`] characters each;
+/// [`CHANGE_VALUE_CHARS`] characters each;
 /// absent when longer).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -150,7 +155,6 @@ pub struct ArgChange {
 impl ArgChange {
     /// Why it is beyond its caps, if it is.
     fn beyond_caps(&self) -> Option<String> {
-        use crate::recording::caps::MAX_CHANGE_VALUE_CHARS;
         if self.path.chars().count() > SHARED_CHARS {
             return Some(format!(
                 "a `changed` path of more than {SHARED_CHARS} characters"
@@ -159,8 +163,8 @@ impl ArgChange {
         [&self.before, &self.after]
             .into_iter()
             .flatten()
-            .any(|v| v.text().chars().count() > MAX_CHANGE_VALUE_CHARS)
-            .then(|| format!("a `changed` value of more than {MAX_CHANGE_VALUE_CHARS} characters"))
+            .any(|v| v.text().chars().count() > CHANGE_VALUE_CHARS)
+            .then(|| format!("a `changed` value of more than {CHANGE_VALUE_CHARS} characters"))
     }
 }
 
@@ -530,7 +534,6 @@ mod tests {
 
     #[test]
     fn a_change_over_its_caps_is_refused() {
-        use crate::recording::caps::MAX_CHANGE_VALUE_CHARS;
         let with = |path: &str, before: &str| {
             serde_json::from_str::<CaseOutcome>(&format!(
                 r#"{{"kind":"returned","value":1,"shares_with_args":false,"args_changed":true,"changed":{{"path":{},"before":{},"after":null}}}}"#,
@@ -538,7 +541,7 @@ mod tests {
                 serde_json::to_string(before).unwrap()
             ))
         };
-        let fits = "x".repeat(MAX_CHANGE_VALUE_CHARS - 2);
+        let fits = "x".repeat(CHANGE_VALUE_CHARS - 2);
         assert!(with(&"p".repeat(SHARED_CHARS), &fits).is_ok());
         let err = with(&"p".repeat(SHARED_CHARS + 1), "x")
             .unwrap_err()

@@ -182,8 +182,13 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
             fmt_points(s.max_points),
             common.map_or(String::new(), |r| format!("Every case failed: {r}\n\n")),
             checkpoint_list(&run, s),
-            terminal::render(&run, false, false)
+            terminal::render(&run, false, false),
         ),
+    };
+    // Which Python graded them, whatever the outcome.
+    let output = match env.as_ref() {
+        Some(e) => format!("{}\n\n{}\n", output.trim_end(), e.student_line()),
+        None => output,
     };
     let doc: Value = json!({
         "score": s.points,

@@ -31,7 +31,7 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
         graded
     );
     if let Some(env) = super::Provenance::of(run) {
-        let _ = writeln!(out, "{}\n", cell(&env.line()));
+        let _ = writeln!(out, "{}\n", cell(&env.line_for(run.audience)));
     }
     if let Some(shards) = &run.shards {
         let _ = writeln!(out, "**{}**\n", shards.note());

@@ -98,6 +98,42 @@ impl Provenance {
         };
         format!("sandbox: {tier}{python}")
     }
+
+    /// One short line for students: which Python graded them, and in which
+    /// sandbox tier (what the tier holds is the instructor's to read), e.g.
+    /// `graded by CPython 3.11.2 in the bwrap sandbox`.
+    pub fn student_line(&self) -> String {
+        let python = match self.python.as_slice() {
+            [] => "graded by Python".to_string(),
+            [(one, _)] => format!("graded by CPython {one}"),
+            many => format!(
+                "graded by CPython {}",
+                many.iter()
+                    .map(|(v, _)| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        };
+        match self.isolation.as_slice() {
+            [(one, _)] => format!("{python} in the {one} sandbox"),
+            many => format!(
+                "{python} in the {} sandboxes",
+                many.iter()
+                    .map(|(t, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }
+    }
+
+    /// The line `audience` reads: [`Provenance::line`] for instructors,
+    /// [`Provenance::student_line`] for students.
+    pub fn line_for(&self, audience: crate::grade::Audience) -> String {
+        match audience {
+            crate::grade::Audience::Instructor => self.line(),
+            crate::grade::Audience::Student => self.student_line(),
+        }
+    }
 }
 
 /// What a renderer writes into a `Vec`, as text: the `render(...) -> String`

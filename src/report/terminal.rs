@@ -28,10 +28,14 @@ pub fn want_color() -> bool {
     )
 }
 
-/// The last line of the terminal summary: where the recordings were made.
-pub fn footer(run: &GradeRun) -> String {
+/// The last line of the terminal summary: where the recordings were made
+/// (for students, only which Python graded them), folded to `width`.
+pub fn footer(run: &GradeRun, width: usize) -> String {
     super::Provenance::of(run).map_or(String::new(), |env| {
-        format!("\n{}\n", printable(&env.line()))
+        folded(
+            &format!("\n{}\n", printable(&env.line_for(run.audience))),
+            width,
+        )
     })
 }
 
@@ -137,7 +141,7 @@ pub fn write_fitted(
             std::borrow::Cow::Borrowed(summary)
         };
         submission_failures(&mut out, run, &s, color);
-        w.write_all(out.as_bytes())?;
+        w.write_all(folded(&out, width).as_bytes())?;
     }
     Ok(())
 }
@@ -644,6 +648,81 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
     }
 }
 
+/// `text` with every line at most `width` columns wide: a longer one goes
+/// on below, each further line indented two more than the line, broken
+/// after a space where one is in the line's second half, else where the
+/// width ends (colours do not count).
+fn folded(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if console::measure_text_width(line) <= width {
+            out.push_str(line);
+            continue;
+        }
+        let lead = line.len() - line.trim_start_matches(' ').len();
+        let indent = (lead + 2).min(width / 2);
+        // The line as pieces: a character and its width, or a colour (none).
+        let mut pieces: Vec<(&str, usize)> = Vec::new();
+        let mut rest = line;
+        while let Some(c) = rest.chars().next() {
+            let len = if c == '\x1b' {
+                rest.find('m').map_or(rest.len(), |m| m + 1)
+            } else {
+                c.len_utf8()
+            };
+            let (piece, tail) = rest.split_at(len);
+            let w = if c == '\x1b' {
+                0
+            } else {
+                console::measure_text_width(piece)
+            };
+            pieces.push((piece, w));
+            rest = tail;
+        }
+        let mut row: Vec<(&str, usize)> = Vec::new();
+        let mut column = 0;
+        let mut first = true;
+        for piece in pieces {
+            let start = if first { 0 } else { indent };
+            if column + piece.1 > width && column > start {
+                // Where to break: after the row's last space in its second half.
+                let half = start + (width - start) / 2;
+                let mut at = row.len();
+                let mut seen = start;
+                let mut space = None;
+                for (k, (p, w)) in row.iter().enumerate() {
+                    seen += w;
+                    if *p == " " && seen > half {
+                        space = Some(k + 1);
+                    }
+                }
+                if let Some(k) = space {
+                    at = k;
+                }
+                let carried = row.split_off(at);
+                if !first {
+                    out.push_str(&" ".repeat(indent));
+                }
+                out.extend(row.iter().map(|(p, _)| *p));
+                out.push('\n');
+                first = false;
+                column = indent + carried.iter().map(|(_, w)| w).sum::<usize>();
+                row = carried;
+            }
+            row.push(piece);
+            column += piece.1;
+        }
+        if !first {
+            out.push_str(&" ".repeat(indent));
+        }
+        out.extend(row.iter().map(|(p, _)| *p));
+    }
+    out
+}
+
 /// Text from a submission (its id, reasons, values, messages) as the
 /// terminal may show it: folder names, class names and messages can hold
 /// newlines, escape sequences or bidi overrides, which would break the
@@ -732,6 +811,36 @@ mod tests {
         // Never narrower than the cells, nor than `tool-p…` and `tool-r…`.
         assert_eq!(fit(&headers, &cells, 35), Some(vec![2, 6, 7, 7, 5]));
         assert_eq!(fit(&headers, &cells, 34), None);
+    }
+
+    #[test]
+    fn a_long_line_is_folded_to_the_width_below_itself() {
+        use super::{folded, RED, RESET};
+        let line = format!("      got:      {RED}[{}]{RESET}", "'ab', ".repeat(10));
+        let text = folded(&format!("head\n{line}\n"), 30);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0], "head");
+        assert!(lines.len() > 3, "{text}");
+        for l in &lines {
+            assert!(console::measure_text_width(l) <= 30, "{l:?}");
+        }
+        // Continued eight columns in (the line's six and two), nothing lost.
+        assert!(
+            lines[2].starts_with("        ") && !lines[2].starts_with("         "),
+            "{text}"
+        );
+        let back: String = lines[1..].iter().map(|l| l.trim_start()).collect();
+        assert_eq!(
+            console::strip_ansi_codes(&back),
+            console::strip_ansi_codes(line.trim_start())
+        );
+        // Wide characters count twice.
+        assert_eq!(folded("漢字漢字", 4), "漢字\n  漢\n  字");
+        // Prose breaks after a space in the line's second half.
+        assert_eq!(
+            folded("sandbox: one two three four five", 16),
+            "sandbox: one \n  two three \n  four five"
+        );
     }
 
     #[test]

@@ -185,7 +185,7 @@ pub const HARNESS: Harness = Harness {
     earlier_text: 4 << 20,
     path_chars: 160,
     key_chars: 40,
-    change_chars: caps::MAX_CHANGE_VALUE_CHARS,
+    change_chars: crate::recording::format::CHANGE_VALUE_CHARS,
     cpu_share: 0.98,
     cpu_every: 0.02,
     exit_wait: 1.0,

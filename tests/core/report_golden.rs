@@ -459,7 +459,7 @@ fn every_report(run: &GradeRun) -> Vec<(String, String)> {
         ("junit".into(), report::junit::render(run).unwrap()),
         ("markdown".into(), report::markdown::render(run)),
         ("html".into(), report::html::render(run)),
-        ("footer".into(), report::terminal::footer(run)),
+        ("footer".into(), report::terminal::footer(run, 100)),
     ];
     for (name, details) in [
         ("none", FailureDetail::None),

@@ -26,7 +26,7 @@ pub(super) fn header(out: &mut String, run: &GradeRun) {
         Provenance::of(run).map_or(String::new(), |env| format!(
             "<p class=\"sub{}\" id=\"environment\">{}</p>",
             if env.mixed() { " bad" } else { "" },
-            esc(&env.line())
+            esc(&env.line_for(run.audience))
         )),
         run.shards.as_ref().map_or(String::new(), |s| format!(
             "<p class=\"partial\">{}: the other shards' submissions are not in this dashboard</p>",
