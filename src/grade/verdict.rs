@@ -189,6 +189,10 @@ fn changed_reason(change: Option<&ArgChange>, rules: &Rules) -> String {
     )
 }
 
+/// How the reason of a case starts when `main.py` did not import: reports
+/// that say it once for every case ([`crate::report`]) know it by this.
+pub const IMPORT_FAILED: &str = "main.py did not import";
+
 fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>) -> Verdict {
     let Some(recorded) = recorded else {
         return Verdict::fail("not recorded".into(), "not recorded");
@@ -340,6 +344,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             exc_type,
             message,
             line,
+            source_line,
         } => {
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
             let msg = if message.is_empty() {
@@ -347,7 +352,17 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             } else {
                 format!(": {}", cut(&escaped(message), REASON_QUOTE_CHARS))
             };
-            let r = format!("main.py did not import: {}{at}{msg}", escaped(exc_type));
+            // The line itself, as the student wrote it.
+            let quoted = match (line, source_line.as_deref().map(str::trim)) {
+                (Some(l), Some(text)) if !text.is_empty() => {
+                    format!(
+                        "; line {l} reads `{}`",
+                        cut(&escaped(text), REASON_QUOTE_CHARS)
+                    )
+                }
+                _ => String::new(),
+            };
+            let r = format!("{IMPORT_FAILED}: {}{at}{msg}{quoted}", escaped(exc_type));
             // No hidden input is in the process when main.py imports, but a
             // submission can keep one in its folder for a later import (a
             // fresh child after a crash): the brief names only what the
@@ -357,7 +372,7 @@ fn judge_with(rules: &Rules, expected: &Outcome, recorded: Option<&CaseOutcome>)
             } else {
                 "an exception of its own class"
             };
-            Verdict::fail(r, format!("main.py did not import: {kind}"))
+            Verdict::fail(r, format!("{IMPORT_FAILED}: {kind}"))
         }
     }
 }

@@ -24,6 +24,8 @@ pub const MAX_MRO_ENTRIES: usize = 64;
 pub const MAX_MRO_BARE_AFTER: usize = 16;
 /// A raised outcome's `message` and an import error's, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 1024;
+/// The line of main.py an import error quotes, in characters.
+pub const MAX_SOURCE_LINE_CHARS: usize = 200;
 /// The captured output the harness keeps, in bytes (then a note saying
 /// how much more there was).
 pub const OUTPUT_KEPT_BYTES: usize = 64 * 1024;
@@ -128,10 +130,12 @@ pub fn cap_outcome(outcome: CaseOutcome) -> Result<CaseOutcome, CapError> {
             exc_type,
             message,
             line,
+            source_line,
         } => Ok(CaseOutcome::ImportError {
             exc_type: cut(&exc_type, MAX_CLASS_CHARS),
             message: cut(&message, MAX_MESSAGE_CHARS),
             line,
+            source_line: source_line.map(|l| cut(&l, MAX_SOURCE_LINE_CHARS)),
         }),
         CaseOutcome::Timeout {
             seconds,
@@ -212,8 +216,11 @@ pub fn outcome_bytes(outcome: &CaseOutcome) -> usize {
                 message,
             } => class.len() + mro.iter().map(String::len).sum::<usize>() + message.len(),
             CaseOutcome::ImportError {
-                exc_type, message, ..
-            } => exc_type.len() + message.len(),
+                exc_type,
+                message,
+                source_line,
+                ..
+            } => exc_type.len() + message.len() + source_line.as_ref().map_or(0, String::len),
             _ => 0,
         }
 }

@@ -134,6 +134,10 @@ pub enum CaseOutcome {
         message: String,
         #[serde(default)]
         line: Option<u32>,
+        /// That line of `main.py`, for people (absent when the runner does
+        /// not say it, and from older recordings).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source_line: Option<String>,
     },
 }
 
@@ -269,6 +273,7 @@ struct WireOutcome {
     line: Option<Option<u32>>,
     bytes: Option<u64>,
     limit: Option<MemoryLimit>,
+    source_line: Option<String>,
 }
 
 /// A field that is present (even as `null`) is `Some`.
@@ -301,6 +306,7 @@ impl WireOutcome {
             ("line", self.line.is_some()),
             ("bytes", self.bytes.is_some()),
             ("limit", self.limit.is_some()),
+            ("source_line", self.source_line.is_some()),
         ];
         fields
             .into_iter()
@@ -322,7 +328,7 @@ impl WireOutcome {
             "raised" => &["class", "mro", "message"],
             "timeout" => &["seconds", "submission_budget"],
             "crashed" => &["exit_code", "signal"],
-            "import-error" => &["exc_type", "message", "line"],
+            "import-error" => &["exc_type", "message", "line", "source_line"],
             "disk-limit" => &["bytes"],
             "out-of-memory" => &["limit"],
             "output-too-large" | "missing" => &[],
@@ -379,6 +385,7 @@ impl WireOutcome {
                 exc_type: self.exc_type.ok_or_else(|| need("exc_type"))?,
                 message: self.message.ok_or_else(|| need("message"))?,
                 line: self.line.flatten(),
+                source_line: self.source_line,
             },
             "disk-limit" => CaseOutcome::DiskLimit {
                 bytes: self.bytes.ok_or_else(|| need("bytes"))?,
@@ -450,6 +457,13 @@ mod tests {
                 exc_type: "SyntaxError".into(),
                 message: "bad".into(),
                 line: Some(5),
+                source_line: None,
+            },
+            CaseOutcome::ImportError {
+                exc_type: "SyntaxError".into(),
+                message: "bad".into(),
+                line: Some(5),
+                source_line: Some("    match text:".into()),
             },
         ];
         for outcome in all {

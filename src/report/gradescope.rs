@@ -20,8 +20,8 @@
 //! with their titles.
 
 use super::{
-    case_label, failure_details, failure_section, fmt_points, fmt_score, student_checkpoints,
-    terminal, FailedCheckpoint, FailureSection, FIRST_FAILURES,
+    all_failed_text, case_label, failure_details, failure_section, fmt_points, fmt_score,
+    import_failed, student_checkpoints, terminal, FailedCheckpoint, FailureSection, FIRST_FAILURES,
 };
 use crate::corpus::Visibility;
 use crate::grade::{Audience, CheckpointGrade, GradeRun, Status};
@@ -180,8 +180,13 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
             "{} of {} points.\n\n{}{}{}",
             fmt_score(s.points, s.max_points),
             fmt_points(s.max_points),
-            common.map_or(String::new(), |r| format!("Every case failed: {r}\n\n")),
-            checkpoint_list(&run, s),
+            common.map_or(String::new(), |r| format!("{}\n\n", all_failed_text(s, r))),
+            // Said once when nothing could run: no checkpoint listed.
+            if common.is_some_and(import_failed) {
+                String::new()
+            } else {
+                checkpoint_list(&run, s)
+            },
             terminal::render(&run, false, false),
         ),
     };

@@ -84,8 +84,16 @@ fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
             return out;
         }
         FailureSection::AllFailed(reason) => {
-            let _ = writeln!(out, "### {}: every case failed\n", cell(&s.id));
-            let _ = writeln!(out, "{}", fenced(reason));
+            let heading = if super::import_failed(reason) {
+                "nothing could run"
+            } else {
+                "every case failed"
+            };
+            let _ = writeln!(out, "### {}: {heading}\n", cell(&s.id));
+            let _ = writeln!(out, "{}", fenced(&super::all_failed_text(s, reason)));
+            if super::import_failed(reason) {
+                return out;
+            }
         }
         FailureSection::Checkpoints(_) => {}
     }

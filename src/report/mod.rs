@@ -379,6 +379,33 @@ pub enum FailureSection<'a> {
     Checkpoints(Vec<FailedCheckpoint<'a>>),
 }
 
+/// What reports say once when every case of `s` failed for `reason`: for
+/// an import error, that none of its cases could run, under which Python
+/// (which may be why: `match` before 3.10); else that every case failed.
+pub fn all_failed_text(s: &SubmissionGrade, reason: &str) -> String {
+    let Some(why) = reason
+        .strip_prefix(crate::grade::verdict::IMPORT_FAILED)
+        .and_then(|r| r.strip_prefix(": "))
+    else {
+        return format!("every case failed: {reason}");
+    };
+    let python = s
+        .recording
+        .as_ref()
+        .and_then(|r| r.python.as_deref())
+        .map_or(String::new(), |v| format!(" under CPython {v}"));
+    format!(
+        "{}{python}, so none of its cases could run: {why}",
+        crate::grade::verdict::IMPORT_FAILED
+    )
+}
+
+/// Whether `reason`, every case's, says `main.py` did not import: then the
+/// reports list no checkpoint one by one.
+pub fn import_failed(reason: &str) -> bool {
+    reason.starts_with(crate::grade::verdict::IMPORT_FAILED)
+}
+
 /// The brief of a case whose function `main.py` does not define (see
 /// `grade::verdict`, `CaseOutcome::Missing`).
 pub const NOT_DEFINED: &str = "function not defined";

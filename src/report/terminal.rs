@@ -578,13 +578,15 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
     if let FailureSection::AllFailed(reason) = section {
         let _ = writeln!(
             out,
-            "\n{}: every case failed: {}",
+            "\n{}: {}",
             paint(&id, BOLD),
-            paint(&printable(reason), RED)
+            paint(&printable(&super::all_failed_text(s, reason)), RED)
         );
     }
-    // A submission without failures has no section to start.
-    if has_failures(s) {
+    let nothing_ran = matches!(section, FailureSection::AllFailed(r) if super::import_failed(r));
+    // A submission without failures has no section to start; one whose
+    // main.py did not import has said so once.
+    if has_failures(s) && !nothing_ran {
         for lesson in student_checkpoints(run, s).into_iter().flatten() {
             let _ = writeln!(
                 out,

@@ -143,6 +143,9 @@ pub struct Harness {
     /// An import error's line as the child wrote it (bytes): it is copied
     /// into every case's outcome, so a longer one is the harness's failure.
     pub import_error_bytes: usize,
+    /// The line of main.py an import error names, as its outcome quotes it
+    /// (characters).
+    pub source_line_chars: usize,
     /// How often the reaper looks for killed descendants that are gone
     /// (seconds).
     pub orphan_poll: f64,
@@ -195,6 +198,7 @@ pub const HARNESS: Harness = Harness {
     leftover_depth: 3,
     drain_reads: 64,
     import_error_bytes: 64 * caps::MAX_MESSAGE_CHARS,
+    source_line_chars: caps::MAX_SOURCE_LINE_CHARS,
     orphan_poll: 0.001,
     max_depth: 100,
     // A node is at most two JSON elements (a tuple is an object around a list).

@@ -469,3 +469,63 @@ fn clicolor_force_colours_a_pipe_and_no_color_wins() {
     assert!(!run("0", ""));
     assert!(!run("1", "1"));
 }
+
+/// A main.py that does not import is said once, in every student view: the
+/// line it failed on as written, the CPython that graded it, and that none
+/// of its cases could run (no ✗ row per checkpoint).
+#[test]
+fn an_import_error_quotes_its_line_and_names_the_python_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    let dir = subs.join("no-colon");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("main.py"),
+        "import json\n\ndef parse_contract_json(text)\n    return json.loads(text)\n",
+    )
+    .unwrap();
+    let md = tmp.path().join("summary.md");
+    let gs = tmp.path().join("results.json");
+    let out = grade(
+        &subs,
+        &tmp.path().join("work"),
+        &[
+            "--assignment",
+            "json-contract",
+            "--audience",
+            "student",
+            "--markdown",
+            md.to_str().unwrap(),
+            "--gradescope",
+            gs.to_str().unwrap(),
+        ],
+    );
+    let terminal = String::from_utf8_lossy(&out.stdout).into_owned();
+    let unfolded: String = terminal.lines().map(str::trim_start).collect();
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&gs).unwrap()).unwrap();
+    let views = [
+        ("terminal", unfolded),
+        ("markdown", std::fs::read_to_string(&md).unwrap()),
+        (
+            "gradescope",
+            results["output"].as_str().unwrap().to_string(),
+        ),
+    ];
+    for (name, text) in views {
+        let at = text
+            .find("main.py did not import under CPython 3.")
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        assert!(
+            text[at..].contains(", so none of its cases could run: SyntaxError line 3"),
+            "{name}: {text}"
+        );
+        assert!(
+            text.contains("line 3 reads `def parse_contract_json(text)`"),
+            "{name}: {text}"
+        );
+        assert_eq!(text.matches("did not import").count(), 1, "{name}: {text}");
+        assert!(!text.contains("✗ parse_contract_json"), "{name}: {text}");
+        assert!(text.contains("graded by CPython 3."), "{name}: {text}");
+    }
+}

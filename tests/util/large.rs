@@ -62,6 +62,7 @@ fn templates(corpus: &autograder::corpus::Corpus) -> Vec<SubmissionGrade> {
             exc_type: "SyntaxError".into(),
             message: "invalid syntax".into(),
             line: Some(12),
+            source_line: None,
         };
     }
     let recs = vec![

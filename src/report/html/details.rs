@@ -5,8 +5,8 @@ use super::escape::esc;
 use crate::corpus::Visibility;
 use crate::grade::{GradeRun, SubmissionGrade};
 use crate::report::{
-    case_label, failure_fields, failure_section, integrity_line, total_cell, FailedCheckpoint,
-    FailureSection,
+    all_failed_text, case_label, failure_fields, failure_section, integrity_line, total_cell,
+    FailedCheckpoint, FailureSection,
 };
 use std::fmt::Write;
 
@@ -52,7 +52,7 @@ pub(super) fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade
             let _ = writeln!(out, "<pre>error: {}</pre>", esc(e));
         }
         FailureSection::AllFailed(reason) => {
-            let _ = writeln!(out, "<p>Every case failed:</p><pre>{}</pre>", esc(reason));
+            let _ = writeln!(out, "<pre>{}</pre>", esc(&all_failed_text(s, reason)));
         }
         FailureSection::Checkpoints(checkpoints) => failed_checkpoints(out, &checkpoints),
     }

@@ -328,17 +328,28 @@ def _new_base():
     return base
 
 
-def _import_error(e, path):
+def _import_error(e, path, source):
+    """The import error's outcome: its class, message and line in main.py,
+    and that line of `source` (main.py's bytes) as text, for the student
+    to find."""
     line = None
     if isinstance(e, SyntaxError):
-        line = e.lineno if type(e.lineno) is int else None
+        if type(e.lineno) is int and e.filename == path:
+            line = e.lineno
     else:
         tb = e.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == path:
                 line = tb.tb_lineno
             tb = tb.tb_next
-    return {"kind": "import-error", "exc_type": _class_name(type(e)), "message": _message(e), "line": line}
+    text = None
+    if line is not None and 0 < line <= source.count(b"\n") + 1:
+        text = source.split(b"\n")[line - 1].decode("utf-8", "replace").rstrip("\r")
+        text = _text(text, SOURCE_LINE_CHARS)
+    outcome = {"kind": "import-error", "exc_type": _class_name(type(e)), "message": _message(e), "line": line}
+    if text is not None:
+        outcome["source_line"] = text
+    return outcome
 
 
 def _report(line):
@@ -646,21 +657,21 @@ def _child(request, res_w, out_w, hid_r, job_r, check_w=None):
         sys.modules.pop("main", None)
         pyc = _bytecode(pyc, path, source, early)
         early = None
-        del source
         try:
             module = _import_main(path, pyc)
             mod_dict = _obj_getattr(module, "__dict__")
             if type(mod_dict) is not dict:
                 raise ImportError("main has no module dictionary")
         except MemoryError as e:
-            _report("E " + dumps(_import_error(e, path)))
+            _report("E " + dumps(_import_error(e, path, source)))
             _exit(0)
         except BaseException as e:
             if _getpid() != _PID[0]:
                 _exit(0)
             _setrecursionlimit(_RECURSION_LIMIT)
-            _report("E " + dumps(_import_error(e, path)))
+            _report("E " + dumps(_import_error(e, path, source)))
             _exit(0)
+        del source
         if _getpid() != _PID[0]:
             _exit(0)
         _report("I")
