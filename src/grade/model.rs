@@ -105,6 +105,10 @@ pub struct CorpusInfo {
 pub struct CheckpointInfo {
     pub id: String,
     pub lesson: String,
+    /// Its lesson's title in `course.toml` (`Lesson 03 — Tool proposals`),
+    /// as students read the lesson (absent from older reports).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lesson_title: String,
     pub title: String,
     pub points: f64,
     pub cases: usize,
@@ -289,12 +293,13 @@ impl CorpusInfo {
         let checkpoints = corpus
             .lessons
             .iter()
-            .flat_map(|l| &l.checkpoints)
-            .map(|cp| {
+            .flat_map(|l| l.checkpoints.iter().map(move |cp| (l, cp)))
+            .map(|(lesson, cp)| {
                 let cases = corpus.cases.iter().filter(|c| c.checkpoint == cp.id);
                 CheckpointInfo {
                     id: cp.id.clone(),
                     lesson: cp.lesson.clone(),
+                    lesson_title: lesson.title.clone(),
                     title: cp.title.clone(),
                     points: cp.points,
                     cases: cases.clone().count(),

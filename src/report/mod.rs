@@ -473,19 +473,19 @@ pub fn failure_section(s: &SubmissionGrade, audience: Audience) -> FailureSectio
 /// One lesson of a student's checkpoint list ([`student_checkpoints`]).
 pub struct LessonCheckpoints<'a> {
     /// The lesson's id (`json-contract`).
-    // TODO(lead): the lesson's title (`Lesson 02 — JSON contract`) is in
-    // `course.toml` but not in `GradeRun` (`CorpusInfo` has no lessons);
-    // carrying it means a field in the JSON report (`autograder-report/1`).
     pub lesson: &'a str,
+    /// Its title (`Lesson 02 — JSON contract`; empty from older reports).
+    pub title: &'a str,
     pub checkpoints: Vec<CheckpointLine<'a>>,
 }
 
 impl LessonCheckpoints<'_> {
-    /// `json-contract — your checkpoints 2 / 3`.
+    /// `Lesson 02 — JSON contract — your checkpoints 2 / 3` (the lesson's
+    /// id where its title is not known).
     pub fn heading(&self) -> String {
         format!(
             "{} — your checkpoints {} / {}",
-            self.lesson,
+            if self.title.is_empty() { self.lesson } else { self.title },
             self.checkpoints.iter().filter(|c| c.passed).count(),
             self.checkpoints.len()
         )
@@ -539,12 +539,8 @@ pub fn student_checkpoints<'a>(
     }
     let mut lessons: Vec<LessonCheckpoints<'a>> = Vec::new();
     for cp in &s.checkpoints {
-        let title = run
-            .corpus
-            .checkpoints
-            .iter()
-            .find(|c| *c.id == *cp.id)
-            .map_or("", |c| c.title.as_str());
+        let info = run.corpus.checkpoints.iter().find(|c| *c.id == *cp.id);
+        let title = info.map_or("", |c| c.title.as_str());
         let line = CheckpointLine {
             id: &cp.id,
             title,
@@ -556,6 +552,7 @@ pub fn student_checkpoints<'a>(
             Some(l) if *l.lesson == *cp.lesson => l.checkpoints.push(line),
             _ => lessons.push(LessonCheckpoints {
                 lesson: &cp.lesson,
+                title: info.map_or("", |c| c.lesson_title.as_str()),
                 checkpoints: vec![line],
             }),
         }

@@ -428,7 +428,7 @@ fn the_student_view_starts_with_the_checkpoints_by_lesson() {
     let run = graded(&corpus, "sub", rec);
     let student = run.for_audience(Audience::Student);
     let n = |cp: &str| cases_of(&corpus, cp);
-    // Every lesson, every checkpoint with its title, passed or not.
+    // Every lesson by its title, every checkpoint with its title, passed or not.
     let mut want = Vec::new();
     for lesson in &corpus.lessons {
         let passed = lesson
@@ -438,7 +438,7 @@ fn the_student_view_starts_with_the_checkpoints_by_lesson() {
             .count();
         let mut lines = vec![format!(
             "{} — your checkpoints {passed} / {}",
-            lesson.id,
+            lesson.title,
             lesson.checkpoints.len()
         )];
         for c in &lesson.checkpoints {
@@ -478,7 +478,7 @@ fn the_student_view_starts_with_the_checkpoints_by_lesson() {
     let md = report::markdown::render(&student);
     assert!(md.contains("### sub: your checkpoints\n"), "{md}");
     assert!(
-        md.contains("**json-contract — your checkpoints 2 / 3**"),
+        md.contains("**Lesson 02 — JSON contract — your checkpoints 2 / 3**"),
         "{md}"
     );
     assert!(
