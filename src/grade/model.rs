@@ -2,7 +2,7 @@
 //! each submission's, checkpoint's and case's grade. Plain data, read by
 //! every report and written back by the JSON report.
 
-use crate::corpus::{Corpus, Visibility};
+use crate::corpus::{Case, Checkpoint, Corpus, Scoring, Visibility};
 
 /// Who reads the reports: students never see the input of a hidden case.
 /// Its names (`instructor`, `student`) are `--audience`'s and the JSON's.
@@ -98,6 +98,10 @@ pub struct CorpusInfo {
     /// selection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assignments: Vec<crate::corpus::Assignment>,
+    /// The policy the checkpoints' points were earned under; a report
+    /// written before policies existed was scored by its cases.
+    #[serde(default = "Scoring::legacy")]
+    pub scoring: Scoring,
 }
 
 /// One checkpoint of the course, with its case count and total weight.
@@ -113,6 +117,23 @@ pub struct CheckpointInfo {
     /// made of), so a report read back from JSON can rebuild passed cases.
     /// Added within `autograder-report/1`: reports without it cannot be read back.
     pub case_list: Vec<CaseInfo>,
+    /// Its criteria (`course.toml`'s rubric, else one per tag of its cases,
+    /// in the order the tags first appear), whatever the policy: what
+    /// `criteria` scores, and `merge --scoring criteria` with it.
+    #[serde(default)]
+    pub criteria: Vec<CriterionInfo>,
+}
+
+/// One criterion of a checkpoint.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CriterionInfo {
+    /// The rubric's title, or the tag.
+    pub title: String,
+    /// Its share of the checkpoint's points: the rubric's, else the
+    /// checkpoint's points split evenly over its criteria.
+    pub points: f64,
+    /// The indices of its cases in the checkpoint's `case_list`.
+    pub cases: Vec<u32>,
 }
 
 /// A case as the corpus defines it, without its call.
@@ -211,6 +232,19 @@ pub struct CheckpointGrade {
     pub weight_total: u64,
     /// Every case, in corpus order.
     pub cases: Vec<CaseGrade>,
+    /// Under the `criteria` policy, one per criterion of the checkpoint
+    /// ([`CheckpointInfo::criteria`], same order); else empty.
+    pub criteria: Vec<CriterionGrade>,
+}
+
+/// One criterion's result in one submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CriterionGrade {
+    /// Every one of its cases passed.
+    pub passed: bool,
+    /// Its points when passed, else 0.
+    pub points: f64,
+    pub cases_passed: usize,
 }
 
 impl CheckpointGrade {
@@ -292,6 +326,7 @@ impl CorpusInfo {
             .flat_map(|l| &l.checkpoints)
             .map(|cp| {
                 let cases = corpus.cases.iter().filter(|c| c.checkpoint == cp.id);
+                let criteria = criteria_of(cp, cases.clone());
                 CheckpointInfo {
                     id: cp.id.clone(),
                     lesson: cp.lesson.clone(),
@@ -307,6 +342,7 @@ impl CorpusInfo {
                             weight: c.weight,
                         })
                         .collect(),
+                    criteria,
                 }
             })
             .collect();
@@ -324,8 +360,50 @@ impl CorpusInfo {
                 .as_ref()
                 .map(|s| s.assignments.clone())
                 .unwrap_or_default(),
+            scoring: corpus.scoring,
         }
     }
+}
+
+/// A checkpoint's criteria: `course.toml`'s rubric, else one per tag of its
+/// `cases` (in the order tags first appear; a case with several tags counts
+/// in each), the checkpoint's points split evenly between them.
+fn criteria_of<'a>(
+    cp: &Checkpoint,
+    cases: impl Iterator<Item = &'a Case> + Clone,
+) -> Vec<CriterionInfo> {
+    let indices = |covers: &dyn Fn(&Case) -> bool| -> Vec<u32> {
+        (0u32..)
+            .zip(cases.clone())
+            .filter(|(_, c)| covers(c))
+            .map(|(k, _)| k)
+            .collect()
+    };
+    if !cp.criteria.is_empty() {
+        return cp
+            .criteria
+            .iter()
+            .map(|cr| CriterionInfo {
+                title: cr.title.clone(),
+                points: cr.points,
+                cases: indices(&|c| cr.covers(c)),
+            })
+            .collect();
+    }
+    let mut tags: Vec<&str> = Vec::new();
+    for tag in cases.clone().flat_map(|c| &c.tags) {
+        if !tags.contains(&tag.as_str()) {
+            tags.push(tag);
+        }
+    }
+    let share = cp.points / tags.len().max(1) as f64;
+    tags.iter()
+        .map(|&tag| CriterionInfo {
+            title: tag.to_string(),
+            points: share,
+            cases: indices(&|c| c.tags.iter().any(|t| t == tag)),
+        })
+        .collect()
 }
 
 /// One shared copy of each checkpoint id and lesson name: a run keeps

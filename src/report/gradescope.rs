@@ -21,7 +21,7 @@ use super::{
     case_label, failure_details, failure_section, fmt_points, fmt_score, student_checkpoints,
     terminal, FailedCheckpoint, FailureSection, FIRST_FAILURES,
 };
-use crate::corpus::Visibility;
+use crate::corpus::{Scoring, Visibility};
 use crate::grade::{Audience, CheckpointGrade, GradeRun, Status};
 use serde_json::{json, Value};
 
@@ -108,6 +108,11 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
         for (ci, cp) in s.checkpoints.iter().enumerate() {
             let failed = failed.iter().find(|c| std::ptr::eq(c.checkpoint, cp));
             match options.tests {
+                Tests::Checkpoint if run.corpus.scoring == Scoring::Criteria => {
+                    let info = &run.corpus.checkpoints[ci];
+                    let lines = super::criteria(info, cp);
+                    tests.extend((0..).zip(&lines).map(|(k, l)| criterion_test(ci, k, cp, l)));
+                }
                 Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, failed, common.is_some())),
                 Tests::Case => {
                     for (ki, case) in cp.cases.iter().enumerate() {
@@ -206,7 +211,7 @@ fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String 
     let shown = crate::text::escaped;
     let mut out = String::new();
     for lesson in student_checkpoints(run, s).into_iter().flatten() {
-        out.push_str(&shown(&lesson.heading()));
+        out.push_str(&shown(&lesson.heading(run.corpus.scoring)));
         out.push('\n');
         for c in &lesson.checkpoints {
             out.push_str(&format!("  {} {}\n", c.mark(), shown(&c.text())));
@@ -214,6 +219,36 @@ fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String 
         out.push('\n');
     }
     out
+}
+
+/// Under the `criteria` policy, one criterion as one test: its points, and
+/// its failed cases by name (visible ones first).
+fn criterion_test(
+    index: usize,
+    k: usize,
+    cp: &CheckpointGrade,
+    line: &super::CriterionLine,
+) -> Value {
+    let n = line.info.cases.len();
+    let output = if line.grade.passed {
+        format!("all {n} cases passed")
+    } else {
+        format!(
+            "{} of {n} cases failed: {}",
+            line.failed.len(),
+            line.failed_names(FIRST_FAILURES)
+        )
+    };
+    json!({
+        "name": format!("{}: {}", cp.id, line.info.title),
+        "number": format!("{}.{}", index + 1, k + 1),
+        "score": line.grade.points,
+        "max_score": line.info.points,
+        "status": if line.grade.passed { "passed" } else { "failed" },
+        "output": output,
+        "output_format": OUTPUT_FORMAT,
+        "visibility": "visible",
+    })
 }
 
 /// One checkpoint as one test: its points, and its first failures (as the
