@@ -596,6 +596,16 @@ fn criteria_reports_golden() {
     assert!((max - g["max_score"].as_f64().unwrap()).abs() < 1e-9);
     assert_eq!(g["score"], 0.5);
 
+    // The dashboard: each criterion's failure rate among graded submissions
+    // (mixed and model pass boolean-ints; partial and syntax-error fail it).
+    let html = report::html::render(&run);
+    assert!(html.contains("<section id=\"criteria\">"));
+    assert!(
+        html.contains("<td><code>validate_tool_call</code></td><td>boolean-ints</td><td>0.5</td><td class=\"nowrap\"><span class=\"meter\"><span style=\"width:50.0%\"></span></span> 50% <span class=\"muted\">(2 of 4)</span>"),
+        "{html}"
+    );
+    assert!(!report::html::render(&support::run()).contains("<section id=\"criteria\">"));
+
     let spooled = support::run_under(Scoring::Criteria).spooled().unwrap();
     for audience in [Audience::Instructor, Audience::Student] {
         let (a, b) = (run.view(audience), spooled.view(audience));
