@@ -383,11 +383,9 @@ fn table(
             .unwrap_or(&notes[3]);
         let _ = writeln!(out, "{}", joined(&[(note.clone(), None)], width, false));
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        joined(&[(super::scoring_line(run), None)], width, false)
-    );
+    // After a blank line: the table ends where its rows do.
+    let scoring = joined(&[(super::scoring_line(run), None)], width, false);
+    let _ = writeln!(out, "\n{scoring}");
     let flagged: Vec<(String, String)> = run
         .submissions
         .iter()

@@ -437,11 +437,11 @@ fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
     assert_eq!(sections(&grade(&subs, &work, &["--all-failures"])), 27);
     let out = grade(&subs, &work, &["--summary-only"]);
     assert_eq!(sections(&out), 0);
-    // The table (header and 27 rows), the scoring line, a blank line and
-    // the footer.
+    // The table (header and 27 rows), a blank line and the scoring line,
+    // a blank line and the footer.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).lines().count(),
-        1 + 27 + 1 + 2
+        1 + 27 + 2 + 2
     );
 }
 
