@@ -138,6 +138,24 @@ fn the_bundled_submissions_under_each_policy() {
         (Some(2.0), Some(3.0))
     );
 
+    // --fail-under follows the policy: 67 % by default, 95 % by cases.
+    let fail_under = |extra: &[&str]| {
+        TestCommand::grade(&arrival, &cases, &work)
+            .args([
+                "--lesson",
+                "tool-proposals",
+                "--quiet",
+                "--fail-under",
+                "90",
+            ])
+            .args(extra)
+            .output()
+            .status
+            .code()
+    };
+    assert_eq!(fail_under(&[]), Some(1));
+    assert_eq!(fail_under(&["--scoring", "cases"]), Some(0));
+
     let (cases_run, _) = lesson(&["--scoring", "cases"], &cases);
     let proportional = points(&cases_run);
     assert_eq!(autograder::report::fmt_score(proportional, 3.0), "2.86");
