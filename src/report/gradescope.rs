@@ -137,7 +137,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
                         tests.push(json!({
                             "name": case.id,
                             "number": format!("{}.{}", ci + 1, ki + 1),
-                            "score": if case.passed { max } else { 0.0 },
+                            "score": if case.passed { earned(cp, case.weight) } else { 0.0 },
                             "max_score": max,
                             "status": if case.passed { "passed" } else { "failed" },
                             "output": output,
@@ -219,6 +219,18 @@ fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String 
         out.push('\n');
     }
     out
+}
+
+/// What a passed case of `cp` earns as a test: the checkpoint's points
+/// (under the run's policy) shared over its passed cases by weight, so the
+/// case tests add up to the score whatever the policy (under `cases`, each
+/// its share of the checkpoint's points).
+fn earned(cp: &CheckpointGrade, weight: u32) -> f64 {
+    if cp.weight_passed == 0 {
+        0.0
+    } else {
+        cp.points * f64::from(weight) / cp.weight_passed as f64
+    }
 }
 
 /// Under the `criteria` policy, one criterion as one test: its points, and

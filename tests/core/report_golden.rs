@@ -636,3 +636,42 @@ fn the_student_view_says_why_points_differ_from_checkpoints() {
     );
     assert!(!default.contains("partial credit"), "{default}");
 }
+
+/// Gradescope's tests add up to its score under every policy and layout
+/// (a passed case earns its checkpoint's points shared over its passed
+/// cases), and `max_score` is the graded points.
+#[test]
+fn gradescope_tests_add_up_to_the_score_under_every_policy() {
+    for scoring in Scoring::ALL {
+        for id in ["model", "mixed", "partial"] {
+            let run = support::run_under(scoring);
+            let one = GradeRun {
+                submissions: run.submissions.into_iter().filter(|s| s.id == id).collect(),
+                ..run
+            };
+            for tests in [Tests::Checkpoint, Tests::Case] {
+                let options = Options {
+                    tests,
+                    hidden: HiddenVisibility::AfterPublished,
+                };
+                let v: Value =
+                    serde_json::from_str(&report::gradescope::render(&one, options).unwrap())
+                        .unwrap();
+                let what = format!("{id} {scoring:?} {tests:?}");
+                let sum = |key: &str| -> f64 {
+                    v["tests"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| t[key].as_f64().unwrap())
+                        .sum()
+                };
+                let score = v["score"].as_f64().unwrap();
+                assert!((sum("score") - score).abs() < 1e-9, "{what}: {v}");
+                assert!((sum("max_score") - 4.0).abs() < 1e-9, "{what}: {v}");
+                assert_eq!(v["max_score"], 4.0, "{what}");
+                assert_eq!(score, one.submissions[0].points, "{what}");
+            }
+        }
+    }
+}
