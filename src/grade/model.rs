@@ -219,7 +219,8 @@ pub struct RecordingInfo {
 pub struct CheckpointGrade {
     pub id: std::sync::Arc<str>,
     pub lesson: std::sync::Arc<str>,
-    /// Passed weight / total weight, in 0..=1 (1 for a checkpoint without cases).
+    /// The share of its points earned under the run's policy, in 0..=1
+    /// (1 for a checkpoint without cases; see `score.rs`).
     pub score: f64,
     /// The checkpoint's points scaled by `score`.
     pub points: f64,
