@@ -391,20 +391,44 @@ fn criteria_of<'a>(
             })
             .collect();
     }
+    by_tags(cp.points, cases.map(|c| c.tags.as_slice()))
+}
+
+/// One criterion per tag of a checkpoint's cases (given as their tag lists,
+/// in corpus order), in the order tags first appear, `points` split evenly.
+fn by_tags<'a>(
+    points: f64,
+    cases: impl Iterator<Item = &'a [String]> + Clone,
+) -> Vec<CriterionInfo> {
     let mut tags: Vec<&str> = Vec::new();
-    for tag in cases.clone().flat_map(|c| &c.tags) {
+    for tag in cases.clone().flatten() {
         if !tags.contains(&tag.as_str()) {
             tags.push(tag);
         }
     }
-    let share = cp.points / tags.len().max(1) as f64;
+    let share = points / tags.len().max(1) as f64;
     tags.iter()
         .map(|&tag| CriterionInfo {
             title: tag.to_string(),
             points: share,
-            cases: indices(&|c| c.tags.iter().any(|t| t == tag)),
+            cases: (0u32..)
+                .zip(cases.clone())
+                .filter(|(_, t)| t.iter().any(|t| t == tag))
+                .map(|(k, _)| k)
+                .collect(),
         })
         .collect()
+}
+
+impl CheckpointInfo {
+    /// Its criteria as a report written before criteria implies them: one
+    /// per tag of its `case_list` (what `criteria_of` makes without a rubric).
+    pub(crate) fn criteria_by_tags(&self) -> Vec<CriterionInfo> {
+        by_tags(
+            self.points,
+            self.case_list.iter().map(|c| c.tags.as_slice()),
+        )
+    }
 }
 
 /// One shared copy of each checkpoint id and lesson name: a run keeps

@@ -131,7 +131,16 @@ impl<'de> Visitor<'de> for ReportSeed<'_> {
                     schema = Some(found);
                 }
                 "audience" => audience = Some(map.next_value()?),
-                "corpus" => corpus = Some(map.next_value::<CorpusInfo>()?),
+                "corpus" => {
+                    let mut info = map.next_value::<CorpusInfo>()?;
+                    // Written before criteria: those its cases' tags make.
+                    for cp in &mut info.checkpoints {
+                        if cp.criteria.is_empty() {
+                            cp.criteria = cp.criteria_by_tags();
+                        }
+                    }
+                    corpus = Some(info);
+                }
                 "shards" => shards = map.next_value()?,
                 "submissions" => {
                     let Some(corpus) = &corpus else {

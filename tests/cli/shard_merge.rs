@@ -442,7 +442,8 @@ fn a_report_reads_back_into_a_spool() {
 /// Shards graded under different policies are refused (exit 2, naming
 /// both); `merge --scoring` scores the merged run under another policy,
 /// the same bytes as a single run graded so; a report without `scoring`
-/// (written before policies) reads as `cases`, how it was scored.
+/// (written before policies) reads as `cases`, how it was scored, with its
+/// cases' tags as its criteria.
 #[test]
 fn merge_refuses_mixed_policies_and_rescores_on_request() {
     let s = Setup::new();
@@ -468,9 +469,20 @@ fn merge_refuses_mixed_policies_and_rescores_on_request() {
     let v: Value = serde_json::from_slice(&s.read("criteria-merged.json")).unwrap();
     assert_eq!(v["corpus"]["scoring"], "criteria");
 
+    // Written before policies: no `scoring`, no criteria (its cases' tags
+    // are its criteria).
     let mut old: Value = serde_json::from_slice(&s.read("s2.json")).unwrap();
     old["corpus"].as_object_mut().unwrap().remove("scoring");
+    for cp in old["corpus"]["checkpoints"].as_array_mut().unwrap() {
+        cp.as_object_mut().unwrap().remove("criteria");
+    }
     write_json(&s, "old-s2", &old);
     ok(&s.merge("old-merged", &["c1", "old-s2"], &[]));
     same_reports(&s, "cases-single", "old-merged");
+    ok(&s.merge(
+        "old-criteria",
+        &["old-s2", "c1"],
+        &["--scoring", "criteria"],
+    ));
+    same_reports(&s, "criteria-single", "old-criteria");
 }
