@@ -3,7 +3,7 @@
 
 use super::output::{check_report_paths, finish, OutputArgs};
 use super::record::{check_work_dir_for, load_corpus, positive_seconds, SandboxArgs};
-use super::values::{AudienceArg, HiddenVisibilityArg, TestsArg};
+use super::values::{AudienceArg, HiddenVisibilityArg, ScoringArg, TestsArg};
 use super::{EXIT_BELOW_THRESHOLD, EXIT_OK};
 use crate::corpus::Corpus;
 use crate::grade::{self, Audience};
@@ -66,6 +66,10 @@ struct Options {
     /// first failures) or `case` (one per case).
     #[arg(long, value_name = "EACH", value_enum, default_value_t)]
     gradescope_tests: TestsArg,
+    /// How checkpoints earn their points, over course.toml's `scoring`
+    /// [default: course.toml's, else checkpoints]
+    #[arg(long, value_name = "POLICY", value_enum)]
+    scoring: Option<ScoringArg>,
     /// Grade only the K-th of N slices of the submissions (sorted by id,
     /// every N-th from the K-th); join the shards' --json with `merge`.
     #[arg(long, value_name = "K/N", value_parser = Shard::from_str, allow_hyphen_values = true)]
@@ -154,7 +158,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let corpus = corpus.join().unwrap_or_else(|p| resume_unwind(p));
         (corpus, environment)
     });
-    let corpus = corpus?;
+    let mut corpus = corpus?;
+    if let Some(policy) = args.scoring {
+        corpus.scoring = policy.into();
+    }
     clock.corpus_done();
     super::cases::warn_empty_checkpoints(&corpus);
     let Chosen {

@@ -2,7 +2,7 @@
 //! into one result and writes the same reports a single run would have.
 
 use super::output::{finish, OutputArgs};
-use super::values::AudienceArg;
+use super::values::{AudienceArg, ScoringArg};
 use super::EXIT_ERROR;
 use crate::grade::Audience;
 use crate::report;
@@ -23,6 +23,10 @@ pub struct Args {
     /// says which shards it holds ("partial: shards 1, 3 of 3").
     #[arg(long)]
     allow_partial: bool,
+    /// Score the merged run under this policy (the shards' own by default;
+    /// they must all have been graded under one)
+    #[arg(long, value_name = "POLICY", value_enum)]
+    scoring: Option<ScoringArg>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -44,8 +48,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if let Some(e) = details.error() {
         anyhow::bail!("{e}");
     }
-    let run =
+    let mut run =
         report::merge::merge(runs, args.allow_partial).context("cannot merge these reports")?;
+    if let Some(policy) = args.scoring {
+        run = run.rescored(policy.into());
+    }
     let audience = args.audience.map_or(run.audience, Audience::from);
     if run.audience == Audience::Student && audience == Audience::Instructor {
         eprintln!(

@@ -2,6 +2,7 @@
 //! `--gradescope-hidden`, `--gradescope-tests`): clap's value enums live
 //! here, so the library below the CLI does not depend on clap.
 
+use crate::corpus::Scoring;
 use crate::grade::Audience;
 use crate::report::gradescope::{HiddenVisibility, Tests};
 
@@ -92,5 +93,26 @@ mod tests {
             .map(|t| t.to_possible_value().unwrap().get_name().to_string())
             .collect();
         assert_eq!(names, ["checkpoint", "case"]);
+    }
+}
+
+/// The scoring policy (`--scoring`), over `course.toml`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum ScoringArg {
+    /// A checkpoint's points only when every one of its cases passes.
+    Checkpoints,
+    /// A checkpoint's points split over its criteria, each earned when all its cases pass.
+    Criteria,
+    /// Proportional credit by case weight.
+    Cases,
+}
+
+impl From<ScoringArg> for Scoring {
+    fn from(s: ScoringArg) -> Scoring {
+        match s {
+            ScoringArg::Checkpoints => Scoring::Checkpoints,
+            ScoringArg::Criteria => Scoring::Criteria,
+            ScoringArg::Cases => Scoring::Cases,
+        }
     }
 }

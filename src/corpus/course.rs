@@ -2,6 +2,7 @@
 
 use super::fields::{entries, Fields};
 use super::problems::Sink;
+use super::scoring::{Criterion, Scoring};
 use super::tree::Value;
 use super::{Checkpoint, Lesson};
 use crate::reference;
@@ -18,6 +19,8 @@ pub struct Settings {
     /// The `[[assignment]]` tables, in file order; without any, each lesson
     /// is an assignment of its own (see [`super::Corpus::assignments`]).
     pub assignments: Vec<super::Assignment>,
+    /// The top-level `scoring`: the course's policy (default `checkpoints`).
+    pub scoring: Scoring,
 }
 
 /// The id that always means the whole course.
@@ -32,7 +35,13 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
     let top = Fields::new(
         &doc,
         0,
-        &["title", "lesson", "show_hidden_ids", "assignment"],
+        &[
+            "title",
+            "lesson",
+            "show_hidden_ids",
+            "assignment",
+            "scoring",
+        ],
         "course.toml",
         None,
         sink,
@@ -46,6 +55,9 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
             Value::Bool(b) => settings.show_hidden_ids = b,
             _ => sink.at(n.span.start, None, "show_hidden_ids must be true or false"),
         }
+    }
+    if let Some(policy) = scoring(&top, sink) {
+        settings.scoring = policy;
     }
     let lesson_nodes = top.tables("lesson", None, sink);
     if lesson_nodes.is_empty() && top.get("lesson").is_none() {
@@ -84,24 +96,15 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
             let cf = Fields::new(
                 entries(cp),
                 cp.span.start,
-                &["function", "title", "points"],
+                &["function", "title", "points", "criterion"],
                 "[[lesson.checkpoint]]",
                 None,
                 sink,
             );
             let function = cf.req_str("function", None, sink);
             let cp_title = cf.req_str("title", None, sink);
-            let points = match cf.get("points") {
-                None => 1.0,
-                Some(n) => match n.value {
-                    Value::Float(p) if p.is_finite() && p >= 0.0 => p,
-                    Value::Int(p) if p >= 0 => p as f64,
-                    _ => {
-                        sink.at(n.span.start, None, "points must be a non-negative number");
-                        1.0
-                    }
-                },
-            };
+            let points = points(&cf, sink).unwrap_or(1.0);
+            let criteria = criteria(&cf, cp.span.start, points, sink);
             let Some((fname, fnode)) = function else {
                 continue;
             };
@@ -134,6 +137,7 @@ pub(crate) fn read(sink: &mut Sink) -> (Vec<Lesson>, Settings) {
                 lesson: lesson_id.clone(),
                 title: cp_title.map(|(s, _)| s.to_string()).unwrap_or_default(),
                 points,
+                criteria,
             });
         }
         lessons.push(Lesson {
@@ -161,7 +165,7 @@ fn assignments(
         let f = Fields::new(
             entries(node),
             node.span.start,
-            &["id", "title", "lessons", "checkpoints", "points"],
+            &["id", "title", "lessons", "checkpoints", "points", "scoring"],
             "[[assignment]]",
             None,
             sink,
@@ -279,17 +283,8 @@ fn assignments(
                 }
             }
         }
-        let points = match f.get("points") {
-            None => None,
-            Some(n) => match n.value {
-                Value::Float(p) if p.is_finite() && p >= 0.0 => Some(p),
-                Value::Int(p) if p >= 0 => Some(p as f64),
-                _ => {
-                    sink.at(n.span.start, None, "points must be a non-negative number");
-                    None
-                }
-            },
-        };
+        let points = points(&f, sink);
+        let scoring = scoring(&f, sink);
         // Course order, whatever order the table lists them in.
         let order: Vec<&str> = lessons
             .iter()
@@ -303,8 +298,113 @@ fn assignments(
                 title: title.to_string(),
                 checkpoints,
                 points,
+                scoring,
             });
         }
+    }
+    out
+}
+
+/// A table's `points`: a non-negative number, when given.
+fn points(f: &Fields, sink: &mut Sink) -> Option<f64> {
+    let n = f.get("points")?;
+    match n.value {
+        Value::Float(p) if p.is_finite() && p >= 0.0 => Some(p),
+        Value::Int(p) if p >= 0 => Some(p as f64),
+        _ => {
+            sink.at(n.span.start, None, "points must be a non-negative number");
+            None
+        }
+    }
+}
+
+/// A table's `scoring`: one of the policies, when given.
+fn scoring(f: &Fields, sink: &mut Sink) -> Option<Scoring> {
+    let n = f.get("scoring")?;
+    let parsed = match &n.value {
+        Value::Str(s) => s.parse::<Scoring>().map_err(|e| e.to_string()),
+        other => Err(format!("scoring must be a string, not {}", other.kind())),
+    };
+    parsed.map_err(|why| sink.at(n.span.start, None, why)).ok()
+}
+
+/// A checkpoint's `[[lesson.checkpoint.criterion]]` tables: a `title`,
+/// the `tags` and/or `cases` it covers, and its `points`, which add up to
+/// the checkpoint's. Whether the tags and cases exist is checked once the
+/// cases are read ([`super::scoring::check_criteria`]).
+fn criteria(cf: &Fields, at: usize, total: f64, sink: &mut Sink) -> Vec<Criterion> {
+    let mut out: Vec<Criterion> = Vec::new();
+    let nodes = cf.tables("criterion", None, sink);
+    for node in &nodes {
+        let f = Fields::new(
+            entries(node),
+            node.span.start,
+            &["title", "tags", "cases", "points"],
+            "[[lesson.checkpoint.criterion]]",
+            None,
+            sink,
+        );
+        let title = f.req_str("title", None, sink);
+        if let Some((t, n)) = title {
+            if out.iter().any(|c| c.title == t) {
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("criterion {t:?} is declared twice"),
+                );
+            }
+        }
+        let list = |key: &str, sink: &mut Sink| -> Vec<String> {
+            let Some(n) = f.get(key) else {
+                return Vec::new();
+            };
+            let items = match &n.value {
+                Value::Array(items) => items
+                    .iter()
+                    .filter_map(|i| match &i.value {
+                        Value::Str(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            };
+            let strings = matches!(&n.value, Value::Array(i) if i.len() == items.len());
+            if !strings || items.is_empty() {
+                sink.at(
+                    n.span.start,
+                    None,
+                    format!("{key} must be a non-empty list of strings"),
+                );
+            }
+            items
+        };
+        let tags = list("tags", sink);
+        let cases = list("cases", sink);
+        if f.get("tags").is_none() && f.get("cases").is_none() {
+            sink.at(
+                node.span.start,
+                None,
+                "a criterion covers something: give its tags = [...] and/or cases = [...]",
+            );
+        }
+        if f.get("points").is_none() {
+            sink.at(node.span.start, None, "missing key \"points\"");
+        }
+        out.push(Criterion {
+            title: title.map(|(s, _)| s.to_string()).unwrap_or_default(),
+            tags,
+            cases,
+            points: points(&f, sink).unwrap_or(0.0),
+            line: sink.line(node.span.start),
+        });
+    }
+    let sum: f64 = out.iter().map(|c| c.points).sum();
+    if !out.is_empty() && (sum - total).abs() > 1e-9 * total.max(1.0) {
+        sink.at(
+            at,
+            None,
+            format!("the criteria's points add up to {sum}, the checkpoint's points are {total}"),
+        );
     }
     out
 }

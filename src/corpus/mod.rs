@@ -8,6 +8,7 @@ mod fields;
 mod file;
 pub mod overlap;
 mod problems;
+pub mod scoring;
 pub mod tree;
 
 use crate::value::{Outcome, PyValue};
@@ -15,6 +16,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 pub use problems::{CorpusError, Problem};
+pub use scoring::{Criterion, Scoring};
 
 /// The case-file format this binary reads: `course.toml` and the case
 /// files, as docs/case-format.md describes them (a change that old case
@@ -107,6 +109,9 @@ pub struct Checkpoint {
     pub lesson: String,
     pub title: String,
     pub points: f64,
+    /// Its rubric (`[[lesson.checkpoint.criterion]]`); empty: its cases'
+    /// tags are its criteria.
+    pub criteria: Vec<Criterion>,
 }
 
 /// A lesson and its checkpoints, in course order.
@@ -130,6 +135,9 @@ pub struct Assignment {
     /// checkpoints' (see [`Corpus::select`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<f64>,
+    /// Its `scoring`, which applies when it is graded alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring: Option<Scoring>,
 }
 
 /// The whole loaded corpus.
@@ -148,6 +156,10 @@ pub struct Corpus {
     /// The assignments this corpus was cut to (see [`Corpus::select`]);
     /// `None` for the whole course, unselected.
     pub selection: Option<Selection>,
+    /// The policy its checkpoints are scored under: the course's, or that
+    /// of the one assignment selected when it names one (`--scoring`
+    /// overrides it).
+    pub scoring: Scoring,
 }
 
 /// What [`Corpus::select`] chose.
@@ -193,6 +205,7 @@ impl Corpus {
                 title: l.title.clone(),
                 checkpoints: l.checkpoints.iter().map(|c| c.id.clone()).collect(),
                 points: None,
+                scoring: None,
             })
             .collect()
     }
@@ -242,6 +255,7 @@ impl Corpus {
                 title: lesson.title.clone(),
                 checkpoints: lesson.checkpoints.iter().map(|c| c.id.clone()).collect(),
                 points: None,
+                scoring: None,
             });
         }
         // Each once, in course order (declared order; lessons by position).
@@ -272,10 +286,20 @@ impl Corpus {
             if let Some(scale) = scale {
                 for c in &mut lesson.checkpoints {
                     c.points *= scale;
+                    for cr in &mut c.criteria {
+                        cr.points *= scale;
+                    }
                 }
             }
         }
         self.lessons.retain(|l| !l.checkpoints.is_empty());
+        if let [Assignment {
+            scoring: Some(policy),
+            ..
+        }] = chosen.as_slice()
+        {
+            self.scoring = *policy;
+        }
         let (cases, others): (Vec<Case>, Vec<Case>) = std::mem::take(&mut self.cases)
             .into_iter()
             .partition(|c| wanted.contains(&c.checkpoint.as_str()));
@@ -446,6 +470,7 @@ fn load_from(dir: &Path, check: CallCheck, cache: Option<&Path>) -> Result<Corpu
         fingerprint: fingerprint.clone(),
         settings: settings.clone(),
         selection: None,
+        scoring: settings.scoring,
     };
     // The same files, folder and binary: the cases an earlier run parsed
     // and checked.
@@ -454,7 +479,7 @@ fn load_from(dir: &Path, check: CallCheck, cache: Option<&Path>) -> Result<Corpu
         if let Some(cases) = cached::load(cache, dir, &fingerprint) {
             let name = "cases parsed by an earlier run (the user's cache)";
             crate::timings::record(name, start, crate::timings::now());
-            return Ok(corpus(cases));
+            return checked(corpus(cases));
         }
     }
     let mut cases: Vec<Case> = Vec::new();
@@ -490,10 +515,21 @@ fn load_from(dir: &Path, check: CallCheck, cache: Option<&Path>) -> Result<Corpu
         .map(|c| c.id.as_str())
         .collect();
     cases.sort_by_key(|c| order.iter().position(|&o| o == c.checkpoint));
+    let corpus = checked(corpus(cases))?;
     if let Some(cache) = cache {
-        cached::store(cache, dir, &fingerprint, &cases);
+        cached::store(cache, dir, &fingerprint, &corpus.cases);
     }
-    Ok(corpus(cases))
+    Ok(corpus)
+}
+
+/// `corpus`, unless its rubric names what its cases do not have.
+fn checked(corpus: Corpus) -> Result<Corpus, CorpusError> {
+    let problems = scoring::check_criteria(&corpus);
+    if problems.is_empty() {
+        Ok(corpus)
+    } else {
+        Err(CorpusError { problems })
+    }
 }
 
 /// `path` relative to `dir`, with `/` separators.

@@ -203,7 +203,7 @@ impl<'a> Grader<'a> {
             .checkpoints
             .iter()
             .zip(&kept)
-            .map(|(cp, kept)| score_checkpoint(cp, kept))
+            .map(|(cp, kept)| score_checkpoint(cp, kept, self.info.scoring))
             .collect();
         let summary = SubmissionGrade {
             id,

@@ -2,7 +2,7 @@
 //! each submission's, checkpoint's and case's grade. Plain data, read by
 //! every report and written back by the JSON report.
 
-use crate::corpus::{Corpus, Visibility};
+use crate::corpus::{Case, Checkpoint, Corpus, Scoring, Visibility};
 
 /// Who reads the reports: students never see the input of a hidden case.
 /// Its names (`instructor`, `student`) are `--audience`'s and the JSON's.
@@ -98,6 +98,10 @@ pub struct CorpusInfo {
     /// selection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assignments: Vec<crate::corpus::Assignment>,
+    /// The policy the checkpoints' points were earned under; a report
+    /// written before policies existed was scored by its cases.
+    #[serde(default = "Scoring::legacy")]
+    pub scoring: Scoring,
 }
 
 /// One checkpoint of the course, with its case count and total weight.
@@ -117,6 +121,23 @@ pub struct CheckpointInfo {
     /// made of), so a report read back from JSON can rebuild passed cases.
     /// Added within `autograder-report/1`: reports without it cannot be read back.
     pub case_list: Vec<CaseInfo>,
+    /// Its criteria (`course.toml`'s rubric, else one per tag of its cases,
+    /// in the order the tags first appear), whatever the policy: what
+    /// `criteria` scores, and `merge --scoring criteria` with it.
+    #[serde(default)]
+    pub criteria: Vec<CriterionInfo>,
+}
+
+/// One criterion of a checkpoint.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CriterionInfo {
+    /// The rubric's title, or the tag.
+    pub title: String,
+    /// Its share of the checkpoint's points: the rubric's, else the
+    /// checkpoint's points split evenly over its criteria.
+    pub points: f64,
+    /// The indices of its cases in the checkpoint's `case_list`.
+    pub cases: Vec<u32>,
 }
 
 /// A case as the corpus defines it, without its call.
@@ -202,7 +223,8 @@ pub struct RecordingInfo {
 pub struct CheckpointGrade {
     pub id: std::sync::Arc<str>,
     pub lesson: std::sync::Arc<str>,
-    /// Passed weight / total weight, in 0..=1 (1 for a checkpoint without cases).
+    /// The share of its points earned under the run's policy, in 0..=1
+    /// (1 for a checkpoint without cases; see `score.rs`).
     pub score: f64,
     /// The checkpoint's points scaled by `score`.
     pub points: f64,
@@ -215,6 +237,19 @@ pub struct CheckpointGrade {
     pub weight_total: u64,
     /// Every case, in corpus order.
     pub cases: Vec<CaseGrade>,
+    /// Under the `criteria` policy, one per criterion of the checkpoint
+    /// ([`CheckpointInfo::criteria`], same order); else empty.
+    pub criteria: Vec<CriterionGrade>,
+}
+
+/// One criterion's result in one submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CriterionGrade {
+    /// Every one of its cases passed.
+    pub passed: bool,
+    /// Its points when passed, else 0.
+    pub points: f64,
+    pub cases_passed: usize,
 }
 
 impl CheckpointGrade {
@@ -296,6 +331,7 @@ impl CorpusInfo {
             .flat_map(|l| l.checkpoints.iter().map(move |cp| (l, cp)))
             .map(|(lesson, cp)| {
                 let cases = corpus.cases.iter().filter(|c| c.checkpoint == cp.id);
+                let criteria = criteria_of(cp, cases.clone());
                 CheckpointInfo {
                     id: cp.id.clone(),
                     lesson: cp.lesson.clone(),
@@ -312,6 +348,7 @@ impl CorpusInfo {
                             weight: c.weight,
                         })
                         .collect(),
+                    criteria,
                 }
             })
             .collect();
@@ -329,7 +366,73 @@ impl CorpusInfo {
                 .as_ref()
                 .map(|s| s.assignments.clone())
                 .unwrap_or_default(),
+            scoring: corpus.scoring,
         }
+    }
+}
+
+/// A checkpoint's criteria: `course.toml`'s rubric, else one per tag of its
+/// `cases` (in the order tags first appear; a case with several tags counts
+/// in each), the checkpoint's points split evenly between them.
+fn criteria_of<'a>(
+    cp: &Checkpoint,
+    cases: impl Iterator<Item = &'a Case> + Clone,
+) -> Vec<CriterionInfo> {
+    let indices = |covers: &dyn Fn(&Case) -> bool| -> Vec<u32> {
+        (0u32..)
+            .zip(cases.clone())
+            .filter(|(_, c)| covers(c))
+            .map(|(k, _)| k)
+            .collect()
+    };
+    if !cp.criteria.is_empty() {
+        return cp
+            .criteria
+            .iter()
+            .map(|cr| CriterionInfo {
+                title: cr.title.clone(),
+                points: cr.points,
+                cases: indices(&|c| cr.covers(c)),
+            })
+            .collect();
+    }
+    by_tags(cp.points, cases.map(|c| c.tags.as_slice()))
+}
+
+/// One criterion per tag of a checkpoint's cases (given as their tag lists,
+/// in corpus order), in the order tags first appear, `points` split evenly.
+fn by_tags<'a>(
+    points: f64,
+    cases: impl Iterator<Item = &'a [String]> + Clone,
+) -> Vec<CriterionInfo> {
+    let mut tags: Vec<&str> = Vec::new();
+    for tag in cases.clone().flatten() {
+        if !tags.contains(&tag.as_str()) {
+            tags.push(tag);
+        }
+    }
+    let share = points / tags.len().max(1) as f64;
+    tags.iter()
+        .map(|&tag| CriterionInfo {
+            title: tag.to_string(),
+            points: share,
+            cases: (0u32..)
+                .zip(cases.clone())
+                .filter(|(_, t)| t.iter().any(|t| t == tag))
+                .map(|(k, _)| k)
+                .collect(),
+        })
+        .collect()
+}
+
+impl CheckpointInfo {
+    /// Its criteria as a report written before criteria implies them: one
+    /// per tag of its `case_list` (what `criteria_of` makes without a rubric).
+    pub(crate) fn criteria_by_tags(&self) -> Vec<CriterionInfo> {
+        by_tags(
+            self.points,
+            self.case_list.iter().map(|c| c.tags.as_slice()),
+        )
     }
 }
 

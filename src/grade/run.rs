@@ -3,6 +3,8 @@
 
 use super::details::CaseGradeStorage;
 use super::model::{Audience, CorpusInfo, HeldShards, Status, SubmissionGrade};
+use super::score::{error_checkpoint, score_checkpoint};
+use crate::corpus::Scoring;
 use std::borrow::Cow;
 
 /// Everything one grading run found, in a fixed order: submissions by id,
@@ -81,6 +83,40 @@ impl GradeRun {
             None => Cow::Borrowed(s),
             Some(spool) => Cow::Owned(spool.fill(&self.corpus, s, self.audience)),
         }
+    }
+
+    /// This run scored under `scoring` (`merge --scoring`): every
+    /// checkpoint's points again from the same case grades.
+    pub fn rescored(mut self, scoring: Scoring) -> GradeRun {
+        if self.corpus.scoring == scoring {
+            return self;
+        }
+        self.corpus.scoring = scoring;
+        let mut submissions = std::mem::take(&mut self.submissions);
+        for s in &mut submissions {
+            let full = self.full_one(s).into_owned();
+            for ((cp, info), had) in s
+                .checkpoints
+                .iter_mut()
+                .zip(&self.corpus.checkpoints)
+                .zip(&full.checkpoints)
+            {
+                let kept: Vec<_> = (0u32..)
+                    .zip(&had.cases)
+                    .filter(|(_, c)| s.status != Status::Graded || !c.passed)
+                    .map(|(k, c)| (k, c.seconds, c.failure.clone()))
+                    .collect();
+                let mut new = match s.status {
+                    Status::Graded => score_checkpoint(info, &kept, scoring),
+                    Status::Error => error_checkpoint(info, scoring),
+                };
+                new.cases = std::mem::take(&mut cp.cases);
+                *cp = new;
+            }
+            s.points = s.checkpoints.iter().map(|c| c.points).sum();
+        }
+        self.submissions = submissions;
+        self
     }
 
     /// Submissions below `percent` of their maximum, or in error.

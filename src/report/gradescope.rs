@@ -23,9 +23,13 @@ use super::{
     all_failed_text, case_label, failure_details, failure_section, fmt_points, fmt_score,
     import_failed, student_checkpoints, terminal, FailedCheckpoint, FailureSection, FIRST_FAILURES,
 };
-use crate::corpus::Visibility;
+use crate::corpus::{Scoring, Visibility};
 use crate::grade::{Audience, CheckpointGrade, GradeRun, Status};
 use serde_json::{json, Value};
+
+/// How a case test that passed without its share of the points starts its
+/// output (the policy holds them back until other cases pass).
+pub const PASSED_WITHHELD: &str = "passed, but under the scoring policy";
 
 /// The name of the instructors-only test (Gradescope shows `hidden` tests to
 /// instructors alone) saying which sandbox tier and interpreter recorded the
@@ -111,8 +115,15 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
             let failed = failed.iter().find(|c| std::ptr::eq(c.checkpoint, cp));
             match options.tests {
                 // A checkpoint without cases (every submission gets its
-                // points) is one test either way: else the tests would add
-                // up to less than the total.
+                // points) is one test in every layout: else the tests would
+                // add up to less than the total.
+                Tests::Checkpoint
+                    if run.corpus.scoring == Scoring::Criteria && !cp.cases.is_empty() =>
+                {
+                    let info = &run.corpus.checkpoints[ci];
+                    let lines = super::criteria(info, cp);
+                    tests.extend((0..).zip(&lines).map(|(k, l)| criterion_test(ci, k, cp, l)));
+                }
                 Tests::Checkpoint => tests.push(checkpoint_test(ci, cp, failed, common.is_some())),
                 Tests::Case if cp.cases.is_empty() => {
                     tests.push(checkpoint_test(ci, cp, failed, common.is_some()))
@@ -125,7 +136,17 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
                         } else {
                             cp.max_points * f64::from(case.weight) / cp.weight_total as f64
                         };
+                        let score = if case.passed {
+                            earned(cp, case.weight)
+                        } else {
+                            0.0
+                        };
                         let output = match &case.failure {
+                            // Passed, its points withheld by the policy.
+                            None if score < max - 1e-9 => format!(
+                                "{PASSED_WITHHELD} `{}` its points need other cases to pass too",
+                                run.corpus.scoring.name()
+                            ),
                             None => "passed".to_string(),
                             Some(_) if common.is_some() => {
                                 "failed for the reason at the top of the page".to_string()
@@ -140,7 +161,7 @@ pub fn render(run: &GradeRun, options: Options) -> Result<String, GradescopeErro
                         tests.push(json!({
                             "name": case.id,
                             "number": format!("{}.{}", ci + 1, ki + 1),
-                            "score": if case.passed { max } else { 0.0 },
+                            "score": score,
                             "max_score": max,
                             "status": if case.passed { "passed" } else { "failed" },
                             "output": output,
@@ -224,7 +245,7 @@ fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String 
     let shown = crate::text::escaped;
     let mut out = String::new();
     for lesson in student_checkpoints(run, s).into_iter().flatten() {
-        out.push_str(&shown(&lesson.heading()));
+        out.push_str(&shown(&lesson.heading(run.corpus.scoring)));
         out.push('\n');
         for c in &lesson.checkpoints {
             out.push_str(&format!("  {} {}\n", c.mark(), shown(&c.text())));
@@ -232,6 +253,48 @@ fn checkpoint_list(run: &GradeRun, s: &crate::grade::SubmissionGrade) -> String 
         out.push('\n');
     }
     out
+}
+
+/// What a passed case of `cp` earns as a test: the checkpoint's points
+/// (under the run's policy) shared over its passed cases by weight, so the
+/// case tests add up to the score whatever the policy (under `cases`, each
+/// its share of the checkpoint's points).
+fn earned(cp: &CheckpointGrade, weight: u32) -> f64 {
+    if cp.weight_passed == 0 {
+        0.0
+    } else {
+        cp.points * f64::from(weight) / cp.weight_passed as f64
+    }
+}
+
+/// Under the `criteria` policy, one criterion as one test: its points, and
+/// its failed cases by name (visible ones first).
+fn criterion_test(
+    index: usize,
+    k: usize,
+    cp: &CheckpointGrade,
+    line: &super::CriterionLine,
+) -> Value {
+    let n = line.info.cases.len();
+    let output = if line.grade.passed {
+        format!("all {n} cases passed")
+    } else {
+        format!(
+            "{} of {n} cases failed: {}",
+            line.failed.len(),
+            line.failed_names(FIRST_FAILURES)
+        )
+    };
+    json!({
+        "name": format!("{}: {}", cp.id, line.info.title),
+        "number": format!("{}.{}", index + 1, k + 1),
+        "score": line.grade.points,
+        "max_score": line.info.points,
+        "status": if line.grade.passed { "passed" } else { "failed" },
+        "output": output,
+        "output_format": OUTPUT_FORMAT,
+        "visibility": "visible",
+    })
 }
 
 /// One checkpoint as one test: its points, and its first failures (as the

@@ -2,8 +2,10 @@
 //! [`super::schema`]), for dashboards and for merging. Written as it is
 //! made: one submission's case grades at a time (see [`GradeRun::full`]).
 
-use super::schema::{self, Checkpoint, Failure, Report, Submission, SCHEMA};
-use crate::grade::{Audience, CaseGrade, CheckpointGrade, GradeRun, SubmissionGrade};
+use super::schema::{self, Checkpoint, Criterion, Failure, Report, Submission, SCHEMA};
+use crate::grade::{
+    Audience, CaseGrade, CheckpointGrade, CheckpointInfo, CorpusInfo, GradeRun, SubmissionGrade,
+};
 use serde::ser::{Serialize, Serializer};
 use std::io::Write;
 
@@ -30,7 +32,9 @@ pub fn to_value(run: &GradeRun) -> serde_json::Value {
 /// and small runs; [`write`] streams).
 pub fn report(run: &GradeRun) -> Report {
     streamed(run).map_submissions(|Submissions(run)| {
-        run.full().map(|s| submission(&s, run.audience)).collect()
+        run.full()
+            .map(|s| submission(&s, &run.corpus, run.audience))
+            .collect()
     })
 }
 
@@ -62,11 +66,14 @@ struct Submissions<'a>(&'a GradeRun);
 impl Serialize for Submissions<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let run = self.0;
-        s.collect_seq(run.full().map(|g| submission(&g, run.audience)))
+        s.collect_seq(
+            run.full()
+                .map(|g| submission(&g, &run.corpus, run.audience)),
+        )
     }
 }
 
-fn submission(s: &SubmissionGrade, audience: Audience) -> Submission {
+fn submission(s: &SubmissionGrade, corpus: &CorpusInfo, audience: Audience) -> Submission {
     Submission {
         id: s.id.clone(),
         status: s.status,
@@ -76,11 +83,16 @@ fn submission(s: &SubmissionGrade, audience: Audience) -> Submission {
         percent: s.percent(),
         recording: s.recording.clone(),
         integrity: (audience == Audience::Instructor).then(|| s.integrity.clone()),
-        checkpoints: s.checkpoints.iter().map(checkpoint).collect(),
+        checkpoints: corpus
+            .checkpoints
+            .iter()
+            .zip(&s.checkpoints)
+            .map(|(info, c)| checkpoint(info, c))
+            .collect(),
     }
 }
 
-fn checkpoint(c: &CheckpointGrade) -> Checkpoint {
+fn checkpoint(info: &CheckpointInfo, c: &CheckpointGrade) -> Checkpoint {
     Checkpoint {
         id: c.id.to_string(),
         lesson: c.lesson.to_string(),
@@ -93,6 +105,18 @@ fn checkpoint(c: &CheckpointGrade) -> Checkpoint {
         weight_passed: c.weight_passed,
         weight_total: c.weight_total,
         failures: c.failures().map(|(case, f)| failure(case, f)).collect(),
+        criteria: super::criteria(info, c)
+            .into_iter()
+            .map(|line| Criterion {
+                title: line.info.title.clone(),
+                points: line.grade.points,
+                max_points: line.info.points,
+                passed: line.grade.passed,
+                cases_passed: line.grade.cases_passed,
+                cases_total: line.info.cases.len(),
+                failed: line.failed.iter().map(|c| c.case.clone()).collect(),
+            })
+            .collect(),
     }
 }
 

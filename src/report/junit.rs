@@ -7,12 +7,17 @@
 //! `<submission>` with one `<testcase name="recording">` carrying an
 //! `<error>` whose message and body say why.
 //!
+//! Under the `criteria` policy a checkpoint's testcases are its criteria
+//! instead (`name` = the criterion's title): a criterion fails when one of
+//! its cases does, and its failure lists them.
+//!
 //! Times come from the recordings (the limit for a timed-out case, else 0),
 //! summed per suite and for the whole report, so the bytes are reproducible.
 //! The document is a set of serde types serialised by quick-xml: only the
 //! elements and attributes the schema knows.
 
 use super::failure_details;
+use crate::corpus::Scoring;
 use crate::grade::{GradeRun, Status, SubmissionGrade};
 use crate::text;
 use serde::Serialize;
@@ -120,7 +125,7 @@ pub fn render(run: &GradeRun) -> Result<String, JunitError> {
 
 /// The suites of one submission: one per checkpoint, or one `recording`
 /// error for a submission that was not graded.
-fn suites_of(s: &SubmissionGrade) -> Vec<TestSuite> {
+fn suites_of(run: &GradeRun, s: &SubmissionGrade) -> Vec<TestSuite> {
     let id = text::xml(&s.id);
     if s.status == Status::Error {
         let why = text::xml(&format!(
@@ -143,7 +148,15 @@ fn suites_of(s: &SubmissionGrade) -> Vec<TestSuite> {
     }
     s.checkpoints
         .iter()
-        .map(|cp| {
+        .zip(&run.corpus.checkpoints)
+        .map(|(cp, info)| {
+            if run.corpus.scoring == Scoring::Criteria {
+                let criteria = super::criteria(info, cp)
+                    .into_iter()
+                    .map(|line| criterion_case(&id, &cp.id, &line))
+                    .collect();
+                return TestSuite::new(format!("{id}/{}", cp.id), criteria);
+            }
             let cases = cp
                 .cases
                 .iter()
@@ -166,6 +179,35 @@ fn suites_of(s: &SubmissionGrade) -> Vec<TestSuite> {
             TestSuite::new(format!("{id}/{}", cp.id), cases)
         })
         .collect()
+}
+
+/// A criterion as a `<testcase>`: failed when one of its cases did, its
+/// failure naming them (visible ones first) with their reasons.
+fn criterion_case(id: &str, checkpoint: &str, line: &super::CriterionLine) -> TestCase {
+    let failure = (!line.grade.passed).then(|| {
+        let message = format!(
+            "{} of {} cases failed: {}",
+            line.failed.len(),
+            line.info.cases.len(),
+            line.failed_names(super::FIRST_FAILURES)
+        );
+        let mut body = vec![message.clone()];
+        for c in &line.failed {
+            let reason = c.failure.as_ref().map_or("", |f| f.reason.as_str());
+            body.push(format!("✗ {}: {reason}", super::case_label(c)));
+        }
+        Problem {
+            message: text::xml(&message),
+            body: text::xml(&body.join("\n")),
+        }
+    });
+    TestCase {
+        name: text::xml(&line.info.title),
+        classname: format!("{id}.{checkpoint}"),
+        time: Seconds(line.failed.iter().map(|c| c.seconds).sum()),
+        failure,
+        error: None,
+    }
 }
 
 /// One `<testsuite>` as it sits inside `<testsuites>` (indented one level).
@@ -193,7 +235,7 @@ fn suite_xml(suite: &TestSuite) -> Result<String, quick_xml::SeError> {
 pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), JunitError> {
     let (mut tests, mut failures, mut errors, mut time, mut any) = (0, 0, 0, 0.0, false);
     for s in run.full() {
-        for suite in suites_of(&s) {
+        for suite in suites_of(run, &s) {
             tests += suite.tests;
             failures += suite.failures;
             errors += suite.errors;
@@ -222,7 +264,7 @@ pub fn write(run: &GradeRun, out: &mut dyn std::io::Write) -> Result<(), JunitEr
             out.write_all(open.as_bytes())?;
             out.write_all(b">")?;
             for s in run.full() {
-                for suite in suites_of(&s) {
+                for suite in suites_of(run, &s) {
                     out.write_all(suite_xml(&suite)?.as_bytes())?;
                 }
             }

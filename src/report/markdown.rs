@@ -3,8 +3,8 @@
 //! checkpoint in fenced blocks (student text is never read as Markdown).
 
 use super::{
-    case_label, failure_details, failure_section, has_failures, student_checkpoints, total_cell,
-    FailureSection, FIRST_FAILURES,
+    case_label, failure_details, failure_section, fmt_points, fmt_score, has_failures,
+    student_checkpoints, total_cell, FailureSection, FIRST_FAILURES,
 };
 use crate::grade::{GradeRun, Status, SubmissionGrade};
 use std::fmt::Write;
@@ -33,6 +33,7 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
     if let Some(env) = super::Provenance::of(run) {
         let _ = writeln!(out, "{}\n", cell(&env.line_for(run.audience)));
     }
+    let _ = writeln!(out, "{}\n", cell(&super::scoring_line(run)));
     if let Some(shards) = &run.shards {
         let _ = writeln!(out, "**{}**\n", shards.note());
     }
@@ -52,7 +53,13 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
             let text = match s.status {
                 Status::Error => "-".to_string(),
                 Status::Graded if cp.passed => "✓".to_string(),
-                Status::Graded => format!("{}/{}", cp.weight_passed, cp.weight_total),
+                Status::Graded => format!(
+                    "{}/{} ({}/{})",
+                    fmt_score(cp.points, cp.max_points),
+                    fmt_points(cp.max_points),
+                    cp.weight_passed,
+                    cp.weight_total
+                ),
             };
             let _ = write!(out, " {text} |");
         }
@@ -100,7 +107,7 @@ fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
     if let Some(lessons) = student_checkpoints(run, s) {
         let _ = writeln!(out, "### {}: your checkpoints\n", cell(&s.id));
         for lesson in lessons {
-            let _ = writeln!(out, "**{}**\n", cell(&lesson.heading()));
+            let _ = writeln!(out, "**{}**\n", cell(&lesson.heading(run.corpus.scoring)));
             for c in &lesson.checkpoints {
                 let _ = writeln!(out, "- {} {}", c.mark(), cell(&c.text()));
             }
@@ -125,6 +132,23 @@ fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
             failed.len(),
             cp.cases_total
         );
+        let info = run.corpus.checkpoints.iter().find(|i| *i.id == *cp.id);
+        let criteria: Vec<String> = info
+            .map(|i| super::criteria(i, cp))
+            .unwrap_or_default()
+            .iter()
+            .filter(|line| !line.grade.passed)
+            .map(|line| {
+                format!(
+                    "- ✗ criterion {}: {}",
+                    cell(&line.text()),
+                    cell(&line.failed_names(FIRST_FAILURES))
+                )
+            })
+            .collect();
+        if !criteria.is_empty() {
+            let _ = writeln!(out, "{}\n", criteria.join("\n"));
+        }
         for (case, f) in failed.iter().take(FIRST_FAILURES) {
             let mut lines = vec![format!("✗ {}: {}", case_label(case), f.reason)];
             lines.extend(failure_details(f).into_iter().map(|l| format!("    {l}")));

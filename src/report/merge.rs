@@ -16,6 +16,13 @@ pub enum MergeError {
         found: String,
         expected: String,
     },
+    #[error("{shard} was scored under policy {found}, {first} under {expected} (grade them under one --scoring)")]
+    Scoring {
+        shard: String,
+        first: String,
+        found: &'static str,
+        expected: &'static str,
+    },
     #[error("{shard} describes the corpus differently from {first} despite the same fingerprint")]
     Corpus { shard: String, first: String },
     #[error("{shard} was written for audience {found}, {first} for {expected}")]
@@ -91,7 +98,7 @@ fn slicing(s: &HeldShards) -> String {
     }
 }
 
-/// Joins named shard runs: same corpus, same audience, disjoint
+/// Joins named shard runs: same policy, same corpus, same audience, disjoint
 /// submissions, each shard as large as its slice of the whole run, and
 /// every slice of the whole run present, unless `allow_partial` (then the
 /// result says which shards it holds). The result is sorted by submission
@@ -120,6 +127,14 @@ pub fn merge(shards: Vec<(String, GradeRun)>, allow_partial: bool) -> Result<Gra
         }
     }
     for (name, run) in shards {
+        if run.corpus.scoring != merged.corpus.scoring {
+            return Err(MergeError::Scoring {
+                shard: name,
+                first: first_name,
+                found: run.corpus.scoring.name(),
+                expected: merged.corpus.scoring.name(),
+            });
+        }
         if run.corpus.fingerprint != merged.corpus.fingerprint {
             return Err(MergeError::Fingerprint {
                 shard: name,

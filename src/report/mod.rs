@@ -20,7 +20,10 @@ pub mod schema;
 pub mod terminal;
 
 use crate::corpus::Visibility;
-use crate::grade::{Audience, CaseGrade, CheckpointGrade, Failure, GradeRun, SubmissionGrade};
+use crate::grade::{
+    Audience, CaseGrade, CheckpointGrade, CriterionGrade, CriterionInfo, Failure, GradeRun,
+    SubmissionGrade,
+};
 use std::io::Write;
 use std::path::Path;
 
@@ -480,15 +483,38 @@ pub struct LessonCheckpoints<'a> {
 }
 
 impl LessonCheckpoints<'_> {
-    /// `Lesson 02 — JSON contract — your checkpoints 2 / 3` (the lesson's
-    /// id where its title is not known).
-    pub fn heading(&self) -> String {
-        format!(
+    /// `Lesson 02 — JSON contract — your checkpoints 2 / 3` (the lesson's id
+    /// where its title is not known); when the lesson's points
+    /// are not those of its passed checkpoints (partial credit), also its
+    /// points and the policy that gave them.
+    pub fn heading(&self, scoring: crate::corpus::Scoring) -> String {
+        let mut text = format!(
             "{} — your checkpoints {} / {}",
-            if self.title.is_empty() { self.lesson } else { self.title },
+            if self.title.is_empty() {
+                self.lesson
+            } else {
+                self.title
+            },
             self.checkpoints.iter().filter(|c| c.passed).count(),
             self.checkpoints.len()
-        )
+        );
+        let points: f64 = self.checkpoints.iter().map(|c| c.points).sum();
+        let max: f64 = self.checkpoints.iter().map(|c| c.max_points).sum();
+        let whole: f64 = self
+            .checkpoints
+            .iter()
+            .filter(|c| c.passed)
+            .map(|c| c.max_points)
+            .sum();
+        if (points - whole).abs() > 1e-9 {
+            text.push_str(&format!(
+                " — points {} / {} (scoring: {}, partial credit)",
+                fmt_score(points, max),
+                fmt_points(max),
+                scoring.name()
+            ));
+        }
+        text
     }
 }
 
@@ -500,6 +526,8 @@ pub struct CheckpointLine<'a> {
     pub passed: bool,
     pub cases_passed: usize,
     pub cases_total: usize,
+    pub points: f64,
+    pub max_points: f64,
 }
 
 impl CheckpointLine<'_> {
@@ -547,6 +575,8 @@ pub fn student_checkpoints<'a>(
             passed: cp.passed,
             cases_passed: cp.cases_passed,
             cases_total: cp.cases_total,
+            points: cp.points,
+            max_points: cp.max_points,
         };
         match lessons.last_mut() {
             Some(l) if *l.lesson == *cp.lesson => l.checkpoints.push(line),
@@ -558,6 +588,86 @@ pub fn student_checkpoints<'a>(
         }
     }
     Some(lessons)
+}
+
+/// One criterion of a checkpoint in one submission, as every report shows
+/// it (under the `criteria` policy).
+pub struct CriterionLine<'a> {
+    pub info: &'a CriterionInfo,
+    pub grade: &'a CriterionGrade,
+    /// Its failed cases: the visible ones first, then the hidden ones (each
+    /// in corpus order), named as the run's audience may see them.
+    pub failed: Vec<&'a CaseGrade>,
+}
+
+impl CriterionLine<'_> {
+    /// `shuffled-results 0/0.2 (12/14 cases)`, `bad-ids 0.2/0.2`.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "{} {}/{}",
+            self.info.title,
+            fmt_points(self.grade.points),
+            fmt_points(self.info.points)
+        );
+        if !self.grade.passed {
+            text.push_str(&format!(
+                " ({}/{} cases)",
+                self.grade.cases_passed,
+                self.info.cases.len()
+            ));
+        }
+        text
+    }
+
+    /// The failed cases' names, comma-separated (the first `at_most`, then
+    /// how many more).
+    pub fn failed_names(&self, at_most: usize) -> String {
+        let mut names: Vec<&str> = self
+            .failed
+            .iter()
+            .take(at_most)
+            .map(|c| c.case.as_str())
+            .collect();
+        let more = format!("… {} more", self.failed.len().saturating_sub(at_most));
+        if self.failed.len() > at_most {
+            names.push(&more);
+        }
+        names.join(", ")
+    }
+}
+
+/// A checkpoint's criteria in one submission (`info` is its
+/// [`crate::grade::CheckpointInfo`]); empty unless the run is scored by
+/// criteria. Failed cases are listed when `cp` holds its case grades.
+pub fn criteria<'a>(
+    info: &'a crate::grade::CheckpointInfo,
+    cp: &'a CheckpointGrade,
+) -> Vec<CriterionLine<'a>> {
+    info.criteria
+        .iter()
+        .zip(&cp.criteria)
+        .map(|(info, grade)| {
+            let mut failed: Vec<&CaseGrade> = info
+                .cases
+                .iter()
+                .filter_map(|&k| cp.cases.get(k as usize))
+                .filter(|c| !c.passed)
+                .collect();
+            failed.sort_by_key(|c| c.visibility == Visibility::Hidden);
+            CriterionLine {
+                info,
+                grade,
+                failed,
+            }
+        })
+        .collect()
+}
+
+/// `scoring: checkpoints — a checkpoint's points need every one of its
+/// cases`: the line every human-readable report shows.
+pub fn scoring_line(run: &GradeRun) -> String {
+    let scoring = run.corpus.scoring;
+    format!("scoring: {} — {}", scoring.name(), scoring.rule())
 }
 
 /// The checkpoint ids of the run, in course order.

@@ -5,9 +5,11 @@
 //! parts fit together and rebuilds the passed cases from `case_list`.
 
 use super::schema::{self, SCHEMA};
+use crate::corpus::Scoring;
 use crate::grade::CaseGradeStorage;
 use crate::grade::{
-    CheckpointGrade, CheckpointInfo, CorpusInfo, Failure, GradeRun, Status, SubmissionGrade,
+    CheckpointGrade, CheckpointInfo, CorpusInfo, CriterionGrade, Failure, GradeRun, Status,
+    SubmissionGrade,
 };
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 
@@ -33,6 +35,13 @@ pub enum ReadError {
         submission: String,
         found: String,
         expected: String,
+    },
+    #[error("submission {submission:?}, checkpoint {checkpoint:?} has {found} criteria, the corpus {expected}")]
+    CriteriaCount {
+        submission: String,
+        checkpoint: String,
+        found: usize,
+        expected: usize,
     },
     #[error("submission {submission:?}, checkpoint {checkpoint:?}: failure of case {case:?} is not in the corpus's case list (or out of order)")]
     UnknownFailure {
@@ -122,7 +131,16 @@ impl<'de> Visitor<'de> for ReportSeed<'_> {
                     schema = Some(found);
                 }
                 "audience" => audience = Some(map.next_value()?),
-                "corpus" => corpus = Some(map.next_value::<CorpusInfo>()?),
+                "corpus" => {
+                    let mut info = map.next_value::<CorpusInfo>()?;
+                    // Written before criteria: those its cases' tags make.
+                    for cp in &mut info.checkpoints {
+                        if cp.criteria.is_empty() {
+                            cp.criteria = cp.criteria_by_tags();
+                        }
+                    }
+                    corpus = Some(info);
+                }
                 "shards" => shards = map.next_value()?,
                 "submissions" => {
                     let Some(corpus) = &corpus else {
@@ -197,7 +215,7 @@ fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGr
         .checkpoints
         .iter()
         .zip(s.checkpoints)
-        .map(|(info, cp)| checkpoint(&s.id, s.status, info, cp))
+        .map(|(info, cp)| checkpoint(&s.id, s.status, corpus.scoring, info, cp))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SubmissionGrade {
         id: s.id,
@@ -214,6 +232,7 @@ fn submission(corpus: &CorpusInfo, s: schema::Submission) -> Result<SubmissionGr
 fn checkpoint(
     sub: &str,
     status: Status,
+    scoring: Scoring,
     info: &CheckpointInfo,
     cp: schema::Checkpoint,
 ) -> Result<CheckpointGrade, ReadError> {
@@ -249,6 +268,23 @@ fn checkpoint(
         Status::Graded => crate::grade::cases_of(info, kept),
         Status::Error => Vec::new(),
     };
+    let criteria: Vec<CriterionGrade> = cp
+        .criteria
+        .iter()
+        .map(|c| CriterionGrade {
+            passed: c.passed,
+            points: c.points,
+            cases_passed: c.cases_passed,
+        })
+        .collect();
+    if scoring == Scoring::Criteria && criteria.len() != info.criteria.len() {
+        return Err(ReadError::CriteriaCount {
+            submission: sub.to_string(),
+            checkpoint: cp.id.clone(),
+            found: criteria.len(),
+            expected: info.criteria.len(),
+        });
+    }
     if let Some(f) = failures.next() {
         return Err(ReadError::UnknownFailure {
             submission: sub.to_string(),
@@ -268,5 +304,6 @@ fn checkpoint(
         weight_passed: cp.weight_passed,
         weight_total: cp.weight_total,
         cases,
+        criteria,
     })
 }

@@ -91,6 +91,23 @@ pub struct Checkpoint {
     pub weight_total: u64,
     /// The failed cases only, in corpus order.
     pub failures: Vec<Failure>,
+    /// Under the `criteria` policy, each criterion's result, in the order
+    /// of the corpus's `criteria` (added within the schema).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub criteria: Vec<Criterion>,
+}
+
+/// One criterion's result in one checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Criterion {
+    pub title: String,
+    pub points: f64,
+    pub max_points: f64,
+    pub passed: bool,
+    pub cases_passed: usize,
+    pub cases_total: usize,
+    /// Its failed cases (as `failures` names them): visible ones first.
+    pub failed: Vec<String>,
 }
 
 /// One failed case.

@@ -387,6 +387,9 @@ fn table(
             .unwrap_or(&notes[3]);
         let _ = writeln!(out, "{}", joined(&[(note.clone(), None)], width, false));
     }
+    // After a blank line: the table ends where its rows do.
+    let scoring = joined(&[(super::scoring_line(run), None)], width, false);
+    let _ = writeln!(out, "\n{scoring}");
     let flagged: Vec<(String, String)> = run
         .submissions
         .iter()
@@ -592,7 +595,7 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
                 out,
                 "\n{} {}",
                 paint(&id, BOLD),
-                printable(&lesson.heading())
+                printable(&lesson.heading(run.corpus.scoring))
             );
             for c in &lesson.checkpoints {
                 let mark = paint(c.mark(), if c.passed { GREEN } else { RED });
@@ -622,6 +625,18 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
             failed.len(),
             cp.cases_total
         );
+        let info = run.corpus.checkpoints.iter().find(|i| *i.id == *cp.id);
+        for line in info.map(|i| super::criteria(i, cp)).unwrap_or_default() {
+            if !line.grade.passed {
+                let _ = writeln!(
+                    out,
+                    "  {} criterion {}: {}",
+                    paint("✗", RED),
+                    printable(&line.text()),
+                    printable(&line.failed_names(FIRST_FAILURES))
+                );
+            }
+        }
         for (case, f) in failed.iter().take(FIRST_FAILURES) {
             let _ = writeln!(
                 out,

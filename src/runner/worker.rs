@@ -629,6 +629,7 @@ mod tests {
             fingerprint: "test".into(),
             settings: Default::default(),
             selection: None,
+            scoring: Default::default(),
         }
     }
 

@@ -136,9 +136,10 @@ fn corrupt_recordings_are_reported_and_the_others_graded() {
     assert_eq!(perfect["points"], perfect["max_points"]);
     let half = by_id("half");
     assert_eq!(half["status"], "graded");
-    // order_tool_results (2 points, 3 cases of weight 1) lost one case.
+    // order_tool_results (2 points, 3 cases of weight 1) lost one case:
+    // all its points, under the default policy.
     let lost = perfect["max_points"].as_f64().unwrap() - half["points"].as_f64().unwrap();
-    assert!((lost - 2.0 / 3.0).abs() < 1e-9, "{lost}");
+    assert!((lost - 2.0).abs() < 1e-9, "{lost}");
     for &(id, says) in BROKEN {
         let s = by_id(id);
         assert_eq!(s["status"], "error", "{id}");
@@ -438,10 +439,11 @@ fn long_runs_cap_the_failure_details_and_summary_only_drops_them() {
     assert_eq!(sections(&grade(&subs, &work, &["--all-failures"])), 27);
     let out = grade(&subs, &work, &["--summary-only"]);
     assert_eq!(sections(&out), 0);
-    // The table (header and 27 rows), a blank line and the footer.
+    // The table (header and 27 rows), a blank line and the scoring line,
+    // a blank line and the footer.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).lines().count(),
-        1 + 27 + 2
+        1 + 27 + 2 + 2
     );
 }
 

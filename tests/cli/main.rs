@@ -14,5 +14,6 @@ mod record_cli;
 mod report_caps;
 mod report_exact;
 mod report_html_browser;
+mod scoring;
 mod shard_merge;
 mod student_ids;

@@ -86,6 +86,9 @@ fn one_failure_in_246_never_prints_as_a_full_score() {
         &root.join("subs"),
         &root.join("work"),
         &[
+            // Proportional credit: one case's share is what must not round up.
+            "--scoring",
+            "cases",
             "--json",
             &p("r.json"),
             "--csv",
@@ -164,7 +167,13 @@ fn one_failure_in_246_never_prints_as_a_full_score() {
     let out = grade(
         &submission,
         &root.join("work"),
-        &["--gradescope", &p("results.json"), "--quiet"],
+        &[
+            "--scoring",
+            "cases",
+            "--gradescope",
+            &p("results.json"),
+            "--quiet",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let results: Value = serde_json::from_str(&read(&root.join("results.json"))).unwrap();

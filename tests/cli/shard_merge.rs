@@ -438,3 +438,51 @@ fn a_report_reads_back_into_a_spool() {
         "{err}"
     );
 }
+
+/// Shards graded under different policies are refused (exit 2, naming
+/// both); `merge --scoring` scores the merged run under another policy,
+/// the same bytes as a single run graded so; a report without `scoring`
+/// (written before policies) reads as `cases`, how it was scored, with its
+/// cases' tags as its criteria.
+#[test]
+fn merge_refuses_mixed_policies_and_rescores_on_request() {
+    let s = Setup::new();
+    ok(&s.grade("s1", &["--shard", "1/2"]));
+    ok(&s.grade("s2", &["--shard", "2/2", "--scoring", "cases"]));
+    let out = s.merge("bad", &["s1", "s2"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("was scored under policy cases") && err.contains("under checkpoints"),
+        "{err}"
+    );
+    assert!(!s.root.join("bad.json").exists(), "wrote a report anyway");
+
+    ok(&s.grade("c1", &["--shard", "1/2", "--scoring", "cases"]));
+    ok(&s.merge("cases-merged", &["c1", "s2"], &[]));
+    ok(&s.grade("cases-single", &["--scoring", "cases"]));
+    same_reports(&s, "cases-single", "cases-merged");
+    // Rescored on merge: as graded under the policy in the first place.
+    ok(&s.merge("criteria-merged", &["c1", "s2"], &["--scoring", "criteria"]));
+    ok(&s.grade("criteria-single", &["--scoring", "criteria"]));
+    same_reports(&s, "criteria-single", "criteria-merged");
+    let v: Value = serde_json::from_slice(&s.read("criteria-merged.json")).unwrap();
+    assert_eq!(v["corpus"]["scoring"], "criteria");
+
+    // Written before policies: no `scoring`, no criteria (its cases' tags
+    // are its criteria).
+    let mut old: Value = serde_json::from_slice(&s.read("s2.json")).unwrap();
+    old["corpus"].as_object_mut().unwrap().remove("scoring");
+    for cp in old["corpus"]["checkpoints"].as_array_mut().unwrap() {
+        cp.as_object_mut().unwrap().remove("criteria");
+    }
+    write_json(&s, "old-s2", &old);
+    ok(&s.merge("old-merged", &["c1", "old-s2"], &[]));
+    same_reports(&s, "cases-single", "old-merged");
+    ok(&s.merge(
+        "old-criteria",
+        &["old-s2", "c1"],
+        &["--scoring", "criteria"],
+    ));
+    same_reports(&s, "criteria-single", "old-criteria");
+}

@@ -543,3 +543,97 @@ fn matchers_belong_in_expect_only() {
         assert!(ps[0].contains(why), "{expect}: {}", ps[0]);
     }
 }
+
+/// The grading fixture's corpus with `course` as its course.toml.
+fn grading_corpus_with(course: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let from = fixture("grading/cases");
+    for lesson in ["json-contract", "tool-proposals"] {
+        std::fs::create_dir_all(dir.path().join(lesson)).expect("mkdir");
+        for f in std::fs::read_dir(from.join(lesson)).expect("read") {
+            let f = f.expect("entry").path();
+            std::fs::copy(&f, dir.path().join(lesson).join(f.file_name().unwrap())).expect("copy");
+        }
+    }
+    std::fs::write(dir.path().join("course.toml"), course).expect("write");
+    dir
+}
+
+const GRADING_COURSE: &str = "title = \"t\"\n\
+[[lesson]]\nid = \"json-contract\"\ntitle = \"L2\"\n\
+  [[lesson.checkpoint]]\n  function = \"parse_contract_json\"\n  title = \"p\"\n\
+[[lesson]]\nid = \"tool-proposals\"\ntitle = \"L3\"\n\
+  [[lesson.checkpoint]]\n  function = \"validate_tool_call\"\n  title = \"v\"\n\
+  [[lesson.checkpoint]]\n  function = \"order_tool_results\"\n  title = \"o\"\n  points = 2\n";
+
+/// The course's `scoring`, and an assignment's when it is graded alone;
+/// `checkpoints` when neither says.
+#[test]
+fn scoring_comes_from_the_course_and_a_lone_assignment() {
+    use corpus::Scoring;
+    let plain = grading_corpus_with(GRADING_COURSE);
+    assert_eq!(
+        corpus::load(plain.path()).unwrap().scoring,
+        Scoring::Checkpoints
+    );
+    let course = GRADING_COURSE.replacen("[[lesson]]", "scoring = \"cases\"\n[[lesson]]", 1)
+        + "[[assignment]]\nid = \"second\"\ntitle = \"S\"\nlessons = [\"tool-proposals\"]\nscoring = \"criteria\"\n\
+           [[assignment]]\nid = \"first\"\ntitle = \"F\"\nlessons = [\"json-contract\"]\n";
+    let dir = grading_corpus_with(&course);
+    let loaded = corpus::load(dir.path()).unwrap();
+    assert_eq!(loaded.scoring, Scoring::Cases);
+    let second = loaded.clone().select(&["second".into()], &[]).unwrap();
+    assert_eq!(second.scoring, Scoring::Criteria);
+    let first = loaded.clone().select(&["first".into()], &[]).unwrap();
+    assert_eq!(first.scoring, Scoring::Cases);
+    let both = loaded.select(&["all".into()], &[]).unwrap();
+    assert_eq!(both.scoring, Scoring::Cases);
+}
+
+/// Every problem of a criterion table, each at its line.
+#[test]
+fn criterion_tables_are_checked() {
+    let course = format!(
+        "{GRADING_COURSE}\
+    [[lesson.checkpoint.criterion]]\n    title = \"a\"\n    tags = []\n    points = 1\n\
+    [[lesson.checkpoint.criterion]]\n    title = \"a\"\n    points = \"x\"\n    weight = 2\n\
+    [[lesson.checkpoint.criterion]]\n    title = \"b\"\n    cases = [\"empty\", 3]\n"
+    );
+    let dir = grading_corpus_with(&course);
+    let text = corpus::load(dir.path())
+        .expect_err("bad criteria")
+        .to_string();
+    for want in [
+        "course.toml:20: tags must be a non-empty list of strings",
+        "course.toml:25: unknown key \"weight\" in [[lesson.checkpoint.criterion]]",
+        "course.toml:23: criterion \"a\" is declared twice",
+        "course.toml:22: a criterion covers something",
+        "course.toml:24: points must be a non-negative number",
+        "course.toml:28: cases must be a non-empty list of strings",
+        "course.toml:26: missing key \"points\"",
+        "course.toml:14: the criteria's points add up to 1, the checkpoint's points are 2",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    // A case in no criterion: named, at the first criterion's line.
+    let course = format!(
+        "{GRADING_COURSE}\
+    [[lesson.checkpoint.criterion]]\n    title = \"order\"\n    tags = [\"shuffled-results\"]\n    points = 2\n"
+    );
+    let dir = grading_corpus_with(&course);
+    let text = corpus::load(dir.path()).expect_err("uncovered").to_string();
+    assert!(
+        text.contains(
+            "course.toml:18: 2 cases of order_tool_results are in no criterion (first: \"empty\")"
+        ),
+        "{text}"
+    );
+    // scoring must be a known policy, as a string.
+    let dir =
+        grading_corpus_with(&GRADING_COURSE.replacen("[[lesson]]", "scoring = 3\n[[lesson]]", 1));
+    let text = corpus::load(dir.path()).expect_err("bad type").to_string();
+    assert!(
+        text.contains("course.toml:2: scoring must be a string"),
+        "{text}"
+    );
+}

@@ -2,6 +2,7 @@
 
 use crate::util::grading as support;
 
+use autograder::corpus::Scoring;
 use autograder::grade::{self, Audience, GradeRun, Status, SubmissionGrade};
 use autograder::recording::format::{CaseOutcome, Recording};
 
@@ -20,9 +21,10 @@ fn the_model_recording_scores_full_points() {
     assert_eq!(run.corpus.cases, 8);
 }
 
+/// Under `cases`, the proportional credit every run had before policies.
 #[test]
-fn scores_are_passed_weight_over_total_weight() {
-    let run = support::run();
+fn cases_scores_are_passed_weight_over_total_weight() {
+    let run = support::run_under(Scoring::Cases);
     let partial = sub(&run, "partial");
     let parse = &partial.checkpoints[0];
     assert_eq!(&*parse.id, "parse_contract_json");
@@ -41,6 +43,57 @@ fn scores_are_passed_weight_over_total_weight() {
     assert_eq!(vtc.points, 0.5);
     assert!(!vtc.passed);
     assert_eq!(mixed.points, 0.5);
+}
+
+/// By default a checkpoint earns its points only when every case passes:
+/// `mixed` passed one of validate_tool_call's two cases and earns nothing.
+#[test]
+fn checkpoints_scores_are_all_or_nothing() {
+    let run = support::run();
+    assert_eq!(run.corpus.scoring, Scoring::Checkpoints);
+    let mixed = sub(&run, "mixed");
+    let vtc = &mixed.checkpoints[1];
+    assert_eq!((vtc.weight_passed, vtc.weight_total), (1, 2));
+    assert_eq!((vtc.score, vtc.points), (0.0, 0.0));
+    assert!(vtc.criteria.is_empty());
+    assert_eq!(mixed.points, 0.0);
+    for s in &run.submissions {
+        let passed: f64 = s
+            .checkpoints
+            .iter()
+            .filter(|c| c.passed)
+            .map(|c| c.max_points)
+            .sum();
+        assert_eq!(s.points, passed, "{}", s.id);
+    }
+}
+
+/// Under `criteria` the tags are the criteria, the checkpoint's points
+/// split evenly: validate_tool_call's `valid` failed (ok), its
+/// `boolean-ints` passed (bool-x).
+#[test]
+fn criteria_scores_are_the_passed_criteria_points() {
+    let run = support::run_under(Scoring::Criteria);
+    let info = &run.corpus.checkpoints[1];
+    let titles: Vec<&str> = info.criteria.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["valid", "boolean-ints"]);
+    assert_eq!(info.criteria[0].points, 0.5);
+    let vtc = &sub(&run, "mixed").checkpoints[1];
+    let passed: Vec<bool> = vtc.criteria.iter().map(|c| c.passed).collect();
+    assert_eq!(passed, [false, true]);
+    assert_eq!(vtc.points, 0.5);
+    // order_tool_results (2 points): shuffled has two tags and counts in both.
+    let order = &run.corpus.checkpoints[2];
+    let cases: Vec<&[u32]> = order.criteria.iter().map(|c| c.cases.as_slice()).collect();
+    assert_eq!(cases, [&[0, 1][..], &[0][..], &[2][..]]);
+    assert_eq!(order.criteria[0].points, 2.0 / 3.0);
+    // A run rescored (what `merge --scoring` does) equals one graded so.
+    let rescored = support::run().rescored(Scoring::Criteria);
+    assert_eq!(rescored, run);
+    assert_eq!(
+        support::run_under(Scoring::Criteria).rescored(Scoring::Cases),
+        support::run_under(Scoring::Cases)
+    );
 }
 
 #[test]
@@ -131,7 +184,8 @@ fn a_stale_recording_grades_unknown_cases_as_not_recorded() {
     assert!(s.recording.as_ref().unwrap().stale);
     let ok = &s.checkpoints[1].cases[0];
     assert_eq!(ok.failure.as_ref().unwrap().reason, "not recorded");
-    assert_eq!(s.points, 3.5);
+    // validate_tool_call (1 point) is not passed: all or nothing.
+    assert_eq!(s.points, 3.0);
 }
 
 /// A spooled run (case grades on disk, summaries in memory) gives back

@@ -4,6 +4,7 @@
 
 use crate::util::grading as support;
 
+use autograder::corpus::Scoring;
 use autograder::grade::{self, Audience, GradeRun};
 use autograder::report;
 use autograder::report::gradescope::{HiddenVisibility, Options, Tests};
@@ -533,6 +534,147 @@ fn every_gradescope_output_names_its_format() {
                 for t in v["tests"].as_array().unwrap() {
                     assert_eq!(t["output_format"], "text", "{what}: {t}");
                 }
+            }
+        }
+    }
+}
+
+/// The fixture run with only `id`, scored by criteria.
+fn only_by_criteria(id: &str) -> GradeRun {
+    let run = support::run_under(Scoring::Criteria);
+    GradeRun {
+        submissions: run.submissions.into_iter().filter(|s| s.id == id).collect(),
+        ..run
+    }
+}
+
+/// Under `criteria` every report shows the criteria: the terminal and
+/// Markdown name the failed ones with their failed cases, JUnit has one
+/// testcase per criterion, Gradescope one test per criterion whose scores
+/// add up to the total, JSON each criterion's result (and reads back).
+#[test]
+fn criteria_reports_golden() {
+    let run = support::run_under(Scoring::Criteria);
+    let student = run.for_audience(Audience::Student);
+    let text = report::terminal::render(&student, false, true);
+    support::check_golden("terminal-criteria-student.txt", &text);
+    // mixed: validate_tool_call's `valid` failed, `boolean-ints` passed.
+    assert!(
+        text.contains("✗ criterion valid 0/0.5 (0/1 cases): ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("points 0.5 / 3 (scoring: criteria, partial credit)"),
+        "{text}"
+    );
+    support::check_golden("summary-criteria.md", &report::markdown::render(&run));
+
+    let xml = report::junit::render(&run).unwrap();
+    support::assert_valid_junit(&xml);
+    support::check_golden("junit-criteria.xml", &xml);
+    assert!(xml.contains("<testcase name=\"boolean-ints\" classname=\"mixed.validate_tool_call\""));
+
+    let json = report::json::render(&run);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["corpus"]["scoring"], "criteria");
+    let vtc = &support::submission(&v, "mixed")["checkpoints"][1];
+    assert_eq!(vtc["criteria"][0]["title"], "valid");
+    assert_eq!(vtc["criteria"][0]["passed"], false);
+    assert_eq!(vtc["criteria"][0]["failed"], serde_json::json!(["ok"]));
+    assert_eq!(vtc["criteria"][1]["points"], 0.5);
+    assert_eq!(report::read::parse(&json).unwrap(), run);
+
+    let mixed = only_by_criteria("mixed");
+    let text = report::gradescope::render(&mixed, Options::default()).unwrap();
+    support::check_golden("gradescope-mixed-criteria.json", &text);
+    let g: Value = serde_json::from_str(&text).unwrap();
+    let tests = g["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"validate_tool_call: boolean-ints"),
+        "{names:?}"
+    );
+    let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert!((sum - g["score"].as_f64().unwrap()).abs() < 1e-9);
+    assert!((max - g["max_score"].as_f64().unwrap()).abs() < 1e-9);
+    assert_eq!(g["score"], 0.5);
+
+    // The dashboard: each criterion's failure rate among graded submissions
+    // (mixed and model pass boolean-ints; partial and syntax-error fail it).
+    let html = report::html::render(&run);
+    assert!(html.contains("<section id=\"criteria\">"));
+    assert!(
+        html.contains("<td><code>validate_tool_call</code></td><td>boolean-ints</td><td>0.5</td><td class=\"nowrap\"><span class=\"meter\"><span style=\"width:50.0%\"></span></span> 50% <span class=\"muted\">(2 of 4)</span>"),
+        "{html}"
+    );
+    assert!(!report::html::render(&support::run()).contains("<section id=\"criteria\">"));
+
+    let spooled = support::run_under(Scoring::Criteria).spooled().unwrap();
+    for audience in [Audience::Instructor, Audience::Student] {
+        let (a, b) = (run.view(audience), spooled.view(audience));
+        for ((name, want), (_, got)) in every_report(&a).into_iter().zip(every_report(&b)) {
+            assert!(want == got, "{audience:?} {name} differs when spooled");
+        }
+    }
+}
+
+/// The student view's "your checkpoints" never disagrees with its points
+/// without saying why: under `cases` it names the policy, by default the
+/// points are those of the passed checkpoints and no note is needed.
+#[test]
+fn the_student_view_says_why_points_differ_from_checkpoints() {
+    let student = |scoring| {
+        let run = support::run_under(scoring).for_audience(Audience::Student);
+        report::terminal::render(&run, false, true)
+    };
+    let cases = student(Scoring::Cases);
+    assert!(
+        cases.contains("Lesson 03 — Tool proposals — your checkpoints 0 / 2 — points 0.5 / 3 (scoring: cases, partial credit)"),
+        "{cases}"
+    );
+    let default = student(Scoring::Checkpoints);
+    assert!(
+        default.contains("Lesson 03 — Tool proposals — your checkpoints 0 / 2\n"),
+        "{default}"
+    );
+    assert!(!default.contains("partial credit"), "{default}");
+}
+
+/// Gradescope's tests add up to its score under every policy and layout
+/// (a passed case earns its checkpoint's points shared over its passed
+/// cases), and `max_score` is the graded points.
+#[test]
+fn gradescope_tests_add_up_to_the_score_under_every_policy() {
+    for scoring in Scoring::ALL {
+        for id in ["model", "mixed", "partial"] {
+            let run = support::run_under(scoring);
+            let one = GradeRun {
+                submissions: run.submissions.into_iter().filter(|s| s.id == id).collect(),
+                ..run
+            };
+            for tests in [Tests::Checkpoint, Tests::Case] {
+                let options = Options {
+                    tests,
+                    hidden: HiddenVisibility::AfterPublished,
+                };
+                let v: Value =
+                    serde_json::from_str(&report::gradescope::render(&one, options).unwrap())
+                        .unwrap();
+                let what = format!("{id} {scoring:?} {tests:?}");
+                let sum = |key: &str| -> f64 {
+                    v["tests"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| t[key].as_f64().unwrap())
+                        .sum()
+                };
+                let score = v["score"].as_f64().unwrap();
+                assert!((sum("score") - score).abs() < 1e-9, "{what}: {v}");
+                assert!((sum("max_score") - 4.0).abs() < 1e-9, "{what}: {v}");
+                assert_eq!(v["max_score"], 4.0, "{what}");
+                assert_eq!(score, one.submissions[0].points, "{what}");
             }
         }
     }

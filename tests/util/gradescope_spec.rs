@@ -208,12 +208,17 @@ fn check_test(t: &Map<String, Value>, what: &str, p: &mut Problems) {
     one_of(t, "status", &["passed", "failed"], &what, p);
     // "By default, test cases where the student was awarded the max_score
     // points are marked as passing": a status that says otherwise shows a
-    // full score as failed, or a partial one as passed.
+    // full score as failed, or a partial one as passed, unless its output
+    // says why (a passed case whose points the scoring policy holds back).
     if let (Some(status), Some(score), Some(max)) =
         (t.get("status").and_then(Value::as_str), score, max)
     {
         let full = score >= max - POINTS_EPSILON;
-        if (status == "passed") != full {
+        let withheld = status == "passed"
+            && t.get("output")
+                .and_then(Value::as_str)
+                .is_some_and(|o| o.starts_with(autograder::report::gradescope::PASSED_WITHHELD));
+        if (status == "passed") != full && !withheld {
             p.say(format!(
                 "{what}: status {status} with {score} of {max} points"
             ));

@@ -46,6 +46,7 @@ pub fn corpus(cases: Vec<Case>) -> Corpus {
                 lesson: "test".into(),
                 title: c.checkpoint.clone(),
                 points: 1.0,
+                criteria: Vec::new(),
             });
         }
     }
@@ -61,6 +62,7 @@ pub fn corpus(cases: Vec<Case>) -> Corpus {
         fingerprint,
         settings: Default::default(),
         selection: None,
+        scoring: Default::default(),
     }
 }
 

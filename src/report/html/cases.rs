@@ -70,6 +70,45 @@ pub(super) fn failed_cases(out: &mut String, run: &GradeRun, stats: &Stats) {
     out.push_str("</section>\n");
 }
 
+/// Under the `criteria` policy: each lesson's criteria with how many graded
+/// submissions failed each (the points a criterion is worth need all of
+/// its cases).
+pub(super) fn criteria(out: &mut String, run: &GradeRun, stats: &Stats) {
+    if stats.criteria.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"criteria\"><h2>Criteria</h2>\n<p class=\"note\">Each criterion's share of its checkpoint's points needs every one of its cases; failed by how many graded submissions.</p>\n");
+    let lessons = lessons(stats);
+    let groups: Vec<_> = if lessons.is_empty() {
+        stats.groups.iter().take(1).collect()
+    } else {
+        lessons.iter().collect()
+    };
+    for g in groups.into_iter().map(|g| &g.group) {
+        let _ = write!(out, "<div{}>", block(&[&g.key], ""));
+        if !lessons.is_empty() {
+            out.push_str(&group_heading(run, g));
+        }
+        out.push_str("<div class=\"scroll\"><table class=\"cases\"><thead><tr><th>checkpoint</th><th>criterion</th><th>points</th><th>failed</th></tr></thead><tbody>\n");
+        for c in stats
+            .criteria
+            .iter()
+            .filter(|c| g.checkpoints.contains(&c.checkpoint))
+        {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"nowrap\">{}</td></tr>",
+                esc(&run.corpus.checkpoints[c.checkpoint].id),
+                esc(&c.title),
+                esc(&crate::report::fmt_points(c.points)),
+                rate_bar(c.failed)
+            );
+        }
+        out.push_str("</tbody></table></div></div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
 pub(super) fn tags(list: &[String]) -> String {
     list.iter()
         .map(|t| format!("<span class=\"tag\">{}</span>", esc(t)))

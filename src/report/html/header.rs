@@ -12,7 +12,7 @@ use std::fmt::Write;
 pub(super) fn header(out: &mut String, run: &GradeRun) {
     let _ = writeln!(
         out,
-        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p>{}{}</header>",
+        "<header><h1>Autograder — course dashboard</h1><p class=\"sub\">{} case{} · corpus <code title=\"{}\">{}</code> · written for the {} audience{}</p><p class=\"sub\" id=\"scoring\">{}</p>{}{}</header>",
         run.corpus.cases,
         if run.corpus.cases == 1 { "" } else { "s" },
         esc(&run.corpus.fingerprint),
@@ -23,6 +23,7 @@ pub(super) fn header(out: &mut String, run: &GradeRun) {
         } else {
             ""
         },
+        esc(&crate::report::scoring_line(run)),
         Provenance::of(run).map_or(String::new(), |env| format!(
             "<p class=\"sub{}\" id=\"environment\">{}</p>",
             if env.mixed() { " bad" } else { "" },

@@ -1,6 +1,7 @@
 //! `--html`: a self-contained course dashboard for course staff: headline
 //! numbers, the score distribution, pass rates per checkpoint, a tag ×
-//! checkpoint heatmap of failure rates, the most failed cases, and every
+//! checkpoint heatmap of failure rates, under the `criteria` policy each
+//! criterion's failure rate, the most failed cases, and every
 //! submission with its failures. The class-wide sections are grouped by
 //! lesson (see [`stats::groups`]): a block per lesson, and for the score
 //! distribution and the most failed cases one for the whole course too; a
@@ -48,6 +49,7 @@ pub fn write(run: &GradeRun, w: &mut dyn std::io::Write) -> std::io::Result<()> 
     charts::score_distribution(&mut out, run, &stats);
     charts::checkpoint_bars(&mut out, run, &stats);
     heatmap::heatmap(&mut out, run, &stats);
+    cases::criteria(&mut out, run, &stats);
     cases::failed_cases(&mut out, run, &stats);
     submissions::submissions_table(&mut out, run);
     w.write_all(out.as_bytes())?;

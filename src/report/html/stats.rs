@@ -34,6 +34,20 @@ pub struct Stats {
     pub heat: Vec<Vec<Option<Rate>>>,
     /// Every case that failed at least once, most failed first.
     pub failed_cases: Vec<CaseStat>,
+    /// Under the `criteria` policy, every criterion (course order) with
+    /// how many graded submissions passed it; else empty.
+    pub criteria: Vec<CriterionStat>,
+}
+
+/// One criterion across the class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriterionStat {
+    /// Its checkpoint, as an index into the run's checkpoints.
+    pub checkpoint: usize,
+    pub title: String,
+    pub points: f64,
+    /// Graded submissions that passed it (`failed`) of all graded (`runs`).
+    pub failed: Rate,
 }
 
 /// A count of failures among runs.
@@ -291,6 +305,31 @@ pub fn compute(run: &GradeRun) -> Stats {
     // Most failed first; the sort is stable, so ties keep corpus order.
     failed_cases.sort_by(|a, b| b.rate.share().total_cmp(&a.rate.share()));
 
+    let criteria = run
+        .corpus
+        .checkpoints
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, cp)| {
+            let graded = &graded;
+            cp.criteria.iter().enumerate().map(move |(k, cr)| {
+                let results = graded
+                    .iter()
+                    .filter_map(|s| s.checkpoints[ci].criteria.get(k));
+                CriterionStat {
+                    checkpoint: ci,
+                    title: cr.title.clone(),
+                    points: cr.points,
+                    failed: Rate {
+                        failed: results.clone().filter(|c| !c.passed).count(),
+                        runs: results.count(),
+                    },
+                }
+            })
+        })
+        .filter(|c| c.failed.runs > 0)
+        .collect();
+
     Stats {
         submissions: run.submissions.len(),
         graded: graded.len(),
@@ -303,6 +342,7 @@ pub fn compute(run: &GradeRun) -> Stats {
         tags,
         heat,
         failed_cases,
+        criteria,
     }
 }
 
