@@ -7,7 +7,8 @@
 //! syntax (`<`, `*`, quotes...).
 //!
 //! (The grader's verdicts use it too: a reason quotes student text.) The
-//! scripts `package` writes quote paths with [`shell_word`].
+//! scripts `package` writes quote paths with [`shell_word`]. Characters
+//! shown literally that pass for ASCII ones are named by [`lookalikes`].
 
 /// Whether `c` is never shown literally: C0 and C1 control characters and
 /// DEL (they drive terminals: `\x1b[2J`), the line and paragraph separators
@@ -25,6 +26,97 @@ pub fn hidden(c: char) -> bool {
         | '\u{2028}'..='\u{202e}'
         | '\u{2066}'..='\u{2069}')
 }
+
+/// The characters of `text` that are shown as they are but pass for ASCII
+/// ones, so that a rejected id looks valid: each once, in order, as
+/// `U+212A KELVIN SIGN (not K)`. A character passes for ASCII when NFKC
+/// makes it ASCII letters or digits (the Kelvin sign, fullwidth digits, the
+/// `ﬁ` ligature), when it is a decimal digit of another script (Arabic-Indic
+/// `١`), or when it is a Cyrillic or Greek letter drawn as a Latin one.
+pub fn lookalikes(text: &str) -> Vec<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let mut seen: Vec<char> = Vec::new();
+    let mut out = Vec::new();
+    for c in text.chars().filter(|c| !c.is_ascii() && !hidden(*c)) {
+        if seen.contains(&c) {
+            continue;
+        }
+        let name = unicode_names2::name(c).map(|n| n.to_string());
+        let nfkc: String = std::iter::once(c).nfkc().collect();
+        let like = if !nfkc.is_empty() && nfkc.chars().all(|n| n.is_ascii_alphanumeric()) {
+            Some(nfkc)
+        } else if let Some(d) = name.as_deref().and_then(digit_named) {
+            Some(d.to_string())
+        } else {
+            LATIN_LOOKALIKES
+                .iter()
+                .find(|(l, _)| *l == c)
+                .map(|(_, a)| a.to_string())
+        };
+        if let Some(like) = like {
+            seen.push(c);
+            let name = name.unwrap_or_else(|| "(no name)".to_string());
+            out.push(format!("U+{:04X} {name} (not {like})", c as u32));
+        }
+    }
+    out
+}
+
+/// The ASCII digit a `... DIGIT FIVE` character stands for.
+fn digit_named(name: &str) -> Option<char> {
+    const DIGITS: [&str; 10] = [
+        "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE",
+    ];
+    let word = name
+        .strip_prefix("DIGIT ")
+        .or_else(|| name.split(" DIGIT ").nth(1))?;
+    let i = DIGITS.iter().position(|d| *d == word)?;
+    char::from_digit(i as u32, 10)
+}
+
+/// Cyrillic and Greek letters drawn as Latin ones, and the Latin letter.
+const LATIN_LOOKALIKES: &[(char, char)] = &[
+    ('а', 'a'),
+    ('е', 'e'),
+    ('о', 'o'),
+    ('р', 'p'),
+    ('с', 'c'),
+    ('у', 'y'),
+    ('х', 'x'),
+    ('і', 'i'),
+    ('ј', 'j'),
+    ('ѕ', 's'),
+    ('А', 'A'),
+    ('В', 'B'),
+    ('Е', 'E'),
+    ('К', 'K'),
+    ('М', 'M'),
+    ('Н', 'H'),
+    ('О', 'O'),
+    ('Р', 'P'),
+    ('С', 'C'),
+    ('Т', 'T'),
+    ('Х', 'X'),
+    ('І', 'I'),
+    ('Ј', 'J'),
+    ('Ѕ', 'S'),
+    ('Α', 'A'),
+    ('Β', 'B'),
+    ('Ε', 'E'),
+    ('Ζ', 'Z'),
+    ('Η', 'H'),
+    ('Ι', 'I'),
+    ('Κ', 'K'),
+    ('Μ', 'M'),
+    ('Ν', 'N'),
+    ('Ο', 'O'),
+    ('Ρ', 'P'),
+    ('Τ', 'T'),
+    ('Υ', 'Y'),
+    ('Χ', 'X'),
+    ('ο', 'o'),
+    ('ν', 'v'),
+];
 
 /// One line of text with every [`hidden`] character as a visible escape:
 /// `\n`, `\t`, `\x1b`, `\u202e`. For verdict reasons and the terminal.
@@ -171,6 +263,27 @@ pub fn shell_word(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_that_pass_for_ascii_are_named_once_each() {
+        assert_eq!(
+            lookalikes("{'id': 'call_\u{212a}1', 'n': '\u{661}\u{ff12}', 'k': '\u{212a}'}"),
+            [
+                "U+212A KELVIN SIGN (not K)",
+                "U+0661 ARABIC-INDIC DIGIT ONE (not 1)",
+                "U+FF12 FULLWIDTH DIGIT TWO (not 2)",
+            ]
+        );
+        assert_eq!(
+            lookalikes("\u{430}dd \u{fb01}le"),
+            [
+                "U+0430 CYRILLIC SMALL LETTER A (not a)",
+                "U+FB01 LATIN SMALL LIGATURE FI (not fi)",
+            ]
+        );
+        // Other scripts and accents are themselves: nothing to say.
+        assert!(lookalikes("café 漢字 ñ — ✓ 'plain'").is_empty());
+    }
 
     #[test]
     fn spreadsheet_cells_are_never_formulas() {

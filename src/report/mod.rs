@@ -277,21 +277,28 @@ pub fn failure_details(f: &Failure) -> Vec<String> {
 /// (for reports that lay the diff out themselves).
 pub fn failure_fields(f: &Failure) -> Vec<String> {
     let mut lines = Vec::new();
+    // Under a value holding characters that pass for ASCII ones, their names.
+    let shown = |lines: &mut Vec<String>, label: &str, value: &str| {
+        lines.push(format!("{label:<10}{value}"));
+        let named = crate::text::lookalikes(value);
+        if !named.is_empty() {
+            lines.push(format!("{:<10}holds {}", "", named.join(", ")));
+        }
+    };
     if let Some(call) = &f.call {
-        lines.push(format!("call:     {call}"));
+        shown(&mut lines, "call:", call);
     }
     for (i, binding) in f.bindings.iter().enumerate() {
-        let label = if i == 0 { "where:" } else { "" };
-        lines.push(format!("{label:<10}{binding}"));
+        shown(&mut lines, if i == 0 { "where:" } else { "" }, binding);
     }
     if let Some(source) = &f.source {
         lines.push(format!("case at:  {source}"));
     }
     if let Some(e) = &f.expected {
-        lines.push(format!("expected: {e}"));
+        shown(&mut lines, "expected:", e);
     }
     if let Some(g) = &f.got {
-        lines.push(format!("got:      {g}"));
+        shown(&mut lines, "got:", g);
     }
     lines
 }

@@ -497,3 +497,43 @@ fn the_student_view_starts_with_the_checkpoints_by_lesson() {
         assert!(!text.contains("your checkpoints"), "{name}:\n{text}");
     }
 }
+
+/// A value holding characters that pass for ASCII ones (the Kelvin sign in
+/// an id, an Arabic-Indic digit) is followed by their names in every view
+/// that shows it, for students and instructors alike.
+#[test]
+fn characters_that_pass_for_ascii_are_named_under_the_value() {
+    let corpus = course();
+    let mut rec = support::perfect_recording(&corpus, "sub");
+    let case = corpus
+        .cases
+        .iter()
+        .find(|c| c.checkpoint == "validate_tool_call" && c.visibility == Visibility::Visible)
+        .unwrap();
+    rec.outcomes.insert(
+        case.id.clone(),
+        CaseOutcome::Returned {
+            value: serde_json::json!({"id": "call_\u{212a}\u{661}"}).into(),
+            shares_with_args: false,
+            args_changed: false,
+            shares_with_state: false,
+            shared: None,
+            changed: None,
+        },
+    );
+    let instructor = graded(&corpus, "sub", rec);
+    let student = instructor.for_audience(Audience::Student);
+    let junit = report::junit::render(&instructor).unwrap();
+    for run in [&instructor, &student] {
+        let mut views = reports(run);
+        views.push(("junit", junit.clone()));
+        for (name, text) in views {
+            for named in [
+                "U+212A KELVIN SIGN (not K)",
+                "U+0661 ARABIC-INDIC DIGIT ONE (not 1)",
+            ] {
+                assert!(text.contains(named), "{name}: {named}\n{text}");
+            }
+        }
+    }
+}
