@@ -322,12 +322,17 @@ fn checkpoint_test(
     } else if let Some(line) = failed.and_then(FailedCheckpoint::not_defined_line) {
         lines.push(line);
     } else {
-        let failed = failed.map_or(&[][..], |c| c.failed.as_slice());
-        lines.push(format!(
-            "{} of {} cases failed",
-            failed.len(),
-            cp.cases_total
+        lines.push(failed.map_or_else(
+            || {
+                format!(
+                    "{} of {} cases failed",
+                    cp.cases_total - cp.cases_passed,
+                    cp.cases_total
+                )
+            },
+            |c| c.count_text(Audience::Student),
         ));
+        let failed = failed.map_or(&[][..], |c| c.failed.as_slice());
         for (case, f) in failed.iter().take(FIRST_FAILURES) {
             lines.push(String::new());
             lines.push(format!("✗ {}: {}", case_label(case), f.reason));
@@ -336,17 +341,6 @@ fn checkpoint_test(
         if failed.len() > FIRST_FAILURES {
             lines.push(String::new());
             lines.push(format!("… and {} more", failed.len() - FIRST_FAILURES));
-        }
-        let hidden = failed
-            .iter()
-            .filter(|(case, _)| case.visibility == Visibility::Hidden)
-            .count();
-        if hidden > 0 {
-            lines.push(String::new());
-            lines.push(format!(
-                "{hidden} hidden case{} failed (hidden cases show no input)",
-                if hidden == 1 { "" } else { "s" }
-            ));
         }
     }
     json!({

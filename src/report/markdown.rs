@@ -126,11 +126,10 @@ fn submission(run: &GradeRun, s: &SubmissionGrade) -> String {
         }
         let _ = writeln!(
             out,
-            "### {} / {}: {} of {} cases failed\n",
+            "### {} / {}: {}\n",
             cell(&s.id),
             cp.id,
-            failed.len(),
-            cp.cases_total
+            c.count_text(run.audience)
         );
         let info = run.corpus.checkpoints.iter().find(|i| *i.id == *cp.id);
         let criteria: Vec<String> = info

@@ -434,6 +434,25 @@ pub struct FailedCheckpoint<'a> {
 }
 
 impl FailedCheckpoint<'_> {
+    /// `3 of 116 cases failed`; for students, when hidden cases failed, how
+    /// many of its hidden ones too (`3 of 116 cases failed, 1 of its 36
+    /// hidden cases`), so that `hidden case 14 of 36` below counts the same
+    /// way.
+    pub fn count_text(&self, audience: Audience) -> String {
+        let cp = self.checkpoint;
+        let hidden = |case: &CaseGrade| case.visibility == Visibility::Hidden;
+        let failed_hidden = self.failed.iter().filter(|(c, _)| hidden(c)).count();
+        let total_hidden = cp.cases.iter().filter(|c| hidden(c)).count();
+        let mut text = format!("{} of {} cases failed", self.failed.len(), cp.cases_total);
+        if audience == Audience::Student && failed_hidden > 0 {
+            text.push_str(&format!(
+                ", {failed_hidden} of its {total_hidden} hidden case{} (hidden cases show no input)",
+                if total_hidden == 1 { "" } else { "s" }
+            ));
+        }
+        text
+    }
+
     /// `run_tool: not defined in main.py — 94 cases not run`, for a
     /// checkpoint whose function is not defined.
     pub fn not_defined_line(&self) -> Option<String> {

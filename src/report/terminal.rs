@@ -619,11 +619,10 @@ fn submission_failures(out: &mut String, run: &GradeRun, s: &SubmissionGrade, co
         }
         let _ = writeln!(
             out,
-            "\n{} {} — {} of {} cases failed",
+            "\n{} {} — {}",
             paint(&id, BOLD),
             cp.id,
-            failed.len(),
-            cp.cases_total
+            c.count_text(run.audience)
         );
         let info = run.corpus.checkpoints.iter().find(|i| *i.id == *cp.id);
         for line in info.map(|i| super::criteria(i, cp)).unwrap_or_default() {

@@ -54,14 +54,20 @@ pub(super) fn submission_details(out: &mut String, i: usize, s: &SubmissionGrade
         FailureSection::AllFailed(reason) => {
             let _ = writeln!(out, "<pre>{}</pre>", esc(&all_failed_text(s, reason)));
         }
-        FailureSection::Checkpoints(checkpoints) => failed_checkpoints(out, &checkpoints),
+        FailureSection::Checkpoints(checkpoints) => {
+            failed_checkpoints(out, &checkpoints, run.audience)
+        }
     }
     out.push_str("</details>\n");
 }
 
 /// Each failed checkpoint of a submission: its first failed cases in full,
 /// or one line when `main.py` does not define its function.
-pub(super) fn failed_checkpoints(out: &mut String, checkpoints: &[FailedCheckpoint]) {
+pub(super) fn failed_checkpoints(
+    out: &mut String,
+    checkpoints: &[FailedCheckpoint],
+    audience: crate::grade::Audience,
+) {
     for c in checkpoints {
         let (cp, failed) = (c.checkpoint, &c.failed);
         if let Some(line) = c.not_defined_line() {
@@ -70,10 +76,9 @@ pub(super) fn failed_checkpoints(out: &mut String, checkpoints: &[FailedCheckpoi
         }
         let _ = writeln!(
             out,
-            "<h4>{}: {} of {} cases failed</h4>",
+            "<h4>{}: {}</h4>",
             esc(&cp.id),
-            failed.len(),
-            cp.cases_total
+            esc(&c.count_text(audience))
         );
         out.push_str("<ul class=\"failures\">\n");
         for (case, f) in failed.iter().take(DETAIL_FAILURES) {
