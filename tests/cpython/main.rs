@@ -12,6 +12,7 @@ mod corpus_cpython;
 mod differential;
 mod gradescope_image;
 mod mutants;
+mod mutmut;
 mod mutation;
 mod pystr_cpython;
 mod python_versions;
