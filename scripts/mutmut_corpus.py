@@ -270,7 +270,7 @@ def grade_by_mutmut_run(mutmut, autograder, cases, lessons, ms, text, tmp):
     status = {
         (line, index, number): s
         for line, index, number, s in db.execute(
-            "SELECT Line.line, Mutant.'index', Line.line_number, Mutant.status"
+            'SELECT Line.line, Mutant."index", Line.line_number, Mutant.status'
             " FROM Mutant JOIN Line ON Mutant.line = Line.id"
         )
     }

@@ -43,16 +43,16 @@ fn mutmut_leaves_no_survivor_outside_the_reviewed_list() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.code() == Some(NO_MUTMUT) {
-        return cannot_run(&format!(
-            "{} (.ci/run installs it)",
-            stderr.trim()
-        ));
+        return cannot_run(&format!("{} (.ci/run installs it)", stderr.trim()));
     }
     println!("{stdout}");
     for line in stdout.lines().filter(|l| l.contains(" mutants, ")) {
         say!("{line}");
     }
-    say!("mutmut on every solution: {:.0} s", started.elapsed().as_secs_f64());
+    say!(
+        "mutmut on every solution: {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(
         out.status.success(),
         "mutmut left survivors outside the reviewed list, or the list or the doc is stale ({}):\n{}\n{stderr}",
@@ -89,7 +89,11 @@ fn stopping_at_the_first_other_part_fails_a_visible_case() {
     let model = std::fs::read_to_string(root.join("submissions/model-solution/main.py"))
         .expect("the model solution");
     let scan = "            other_seen = True\n            continue\n";
-    assert_eq!(model.matches(scan).count(), 1, "the scan of user_parts moved");
+    assert_eq!(
+        model.matches(scan).count(),
+        1,
+        "the scan of user_parts moved"
+    );
     let tmp = tempfile::tempdir().expect("temp dir");
     let folder = tmp.path().join("subs/stops-at-text");
     std::fs::create_dir_all(&folder).unwrap();
@@ -110,7 +114,12 @@ fn stopping_at_the_first_other_part_fails_a_visible_case() {
         .arg(tmp.path().join("work"))
         .output()
         .expect("autograder runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let sub = &report["submissions"][0];
