@@ -337,6 +337,7 @@ def main(argv=None):
             # parso has no `match` statement: mutmut 3 (libcst) mutates this one.
             if args.mutmut_run:
                 skipped.append((name, f"mutmut {MUTMUT_VERSION} cannot parse it (a match statement)"))
+                print(f"{name}: skipped, {skipped[-1][1]}")
                 continue
             ms = mutants([(None, s) for s in mutmut3_sources(text)], text)
             tool = MUTMUT3_VERSION
@@ -390,10 +391,12 @@ def main(argv=None):
         raise SystemExit(f"{DOC} has no {DOC_BEGIN} ... {DOC_END} block")
     current = doc[start : end + len(DOC_END)]
     print(table(rows))
-    if args.write_doc and not args.solution:
+    # The figures are those of the default run over every solution.
+    whole = not args.solution and not args.mutmut_run
+    if args.write_doc and whole:
         with open(DOC, "w", encoding="utf-8") as f:
             f.write(doc[:start] + block + doc[end + len(DOC_END) :])
-    elif args.check and not args.solution and current != block:
+    elif args.check and whole and current != block:
         problems.append(f"the figures in {os.path.relpath(DOC, ROOT)} are not this run's: run with --write-doc")
     for problem in problems:
         print(f"note: {problem}")
