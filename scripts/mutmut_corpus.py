@@ -7,7 +7,8 @@ mutant is judged by the grader as `mutmut run --runner "autograder grade .
 --main-py-only --fail-under 100"` would judge it: killed when it scores below
 100% on the lessons the solution covers, or cannot be graded. A survivor is
 equivalent either by rule (the mutation is confined to the arguments of a
-`raise`: the contract grades the exception's class, never its message) or by
+`raise`, or of a call to a function whose body is one `raise`: the contract
+grades the exception's class, never its message) or by
 an entry, with its reason, in the reviewed list (EQUIVALENT); any other
 survivor is a gap in the corpus.
 
@@ -46,8 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTMUT_VERSION = "2.5.1"
 # mutmut 2 parses with parso, which has no `match` statement: a solution that
 # uses one (independent-c) is mutated by mutmut 3 (libcst), from its own
-# virtual environment since the two cannot share one. mutmut 3 mutates inside
-# functions only.
+# virtual environment since the two cannot share one.
 MUTMUT3_VERSION = "3.8.1"
 MUTMUT3_PYTHON = os.environ.get(
     "AUTOGRADER_MUTMUT3_PYTHON", os.path.join(ROOT, "target", "ci-tools", "mutmut3", "bin", "python")
