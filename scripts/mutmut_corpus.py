@@ -92,8 +92,8 @@ def load_mutmut():
     return mutmut
 
 
-def mutmut3_sources(text):
-    """mutmut 3's mutants of `text`, as whole sources."""
+def check_mutmut3():
+    """Stop (NO_MUTMUT) unless MUTMUT3_PYTHON has the pinned mutmut 3."""
     probe = "import importlib.metadata as m; print(m.version('mutmut'))"
     try:
         found = subprocess.run([MUTMUT3_PYTHON, "-c", probe], check=False, capture_output=True, text=True)
@@ -106,6 +106,10 @@ def mutmut3_sources(text):
             file=sys.stderr,
         )
         sys.exit(NO_MUTMUT)
+
+
+def mutmut3_sources(text):
+    """mutmut 3's mutants of `text`, as whole sources."""
     proc = subprocess.run(
         [MUTMUT3_PYTHON, "-c", MUTMUT3_MUTANTS], check=True, input=text, capture_output=True, text=True
     )
@@ -322,6 +326,8 @@ def main(argv=None):
     p.add_argument("--write-doc", action="store_true", help="write the figures into docs/mutation-testing.md")
     args = p.parse_args(argv)
     mutmut = load_mutmut()
+    if not args.mutmut_run:
+        check_mutmut3()  # before minutes of grading, not after
     names = args.solution or list(SOLUTIONS)
     equivalent = load_equivalent(args.equivalent)
     listed = {(e["solution"], e["function"], e["before"], e["after"]): e for e in equivalent}
