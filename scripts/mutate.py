@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Mutation analysis of the case corpus (stdlib only).
+"""Mutation analysis of the case corpus (stdlib only): the mistakes mutmut
+cannot make.
 
-Generates mutants of a correct solution by realistic mistake operators (an
-off-by-one limit, `<` for `<=`, `isinstance` for `type(...) is`, `match` for
-`fullmatch`, a dropped guard or hook, a missing copy, ...), grades them all in
-one `autograder grade` run and lists the survivors: mutants that still score
-100% on every checkpoint. A survivor is either an equivalent mutant (listed,
-with its reason, in the equivalence file) or a gap in the corpus.
+mutmut (scripts/mutmut_corpus.py) changes one token at a time: a number plus
+one, `<` for `<=`, `and` for `or`, `in` for `not in`, `break` for `continue`,
+a string wrapped in XX, a value made None. This script generates the
+realistic mistakes beyond that, on a correct solution: a limit one less, a
+dropped guard, call, hook, default, copy or `except`, `isinstance` for
+`type(...) is`, `match` for `fullmatch`, a regular expression's class or
+bound, one operand of a condition or one element of a literal dropped, exact
+keys weakened, bytes for code points, and the course-specific text rules
+(TEXT_RULES), grades them all in one `autograder grade` run and lists the
+survivors: mutants that still score 100% on every checkpoint. A survivor is
+either an equivalent mutant (listed, with its reason, in the equivalence
+file) or a gap in the corpus.
 
     python3 scripts/mutate.py                      # generate, grade, report
     python3 scripts/mutate.py --check              # exit 1 on an unexplained survivor
@@ -57,8 +64,10 @@ TEXT_RULES = [
     (
         "product-only",
         'all(_exact_int(arguments[k], MAX_FACTOR) for k in ("x", "y"))',
-        '(all(type(arguments[k]) is int for k in ("x", "y"))'
-        ' and abs(arguments["x"] * arguments["y"]) <= MAX_PRODUCT)',
+        (
+            '(all(type(arguments[k]) is int for k in ("x", "y"))'
+            ' and abs(arguments["x"] * arguments["y"]) <= MAX_PRODUCT)'
+        ),
     ),
     # Only objects are walked: arrays are neither counted nor searched.
     (
@@ -71,12 +80,14 @@ TEXT_RULES = [
     (
         "text-depth",
         "    _check_tree(value, 1)\n",
-        "    _check_tree(value, 1)\n"
-        "    _d = 0\n"
-        "    for _ch in text:\n"
-        "        _d += (_ch in '[{') - (_ch in ']}')\n"
-        "        if _d > MAX_DEPTH:\n"
-        "            raise ValueError('too deep')\n",
+        (
+            "    _check_tree(value, 1)\n"
+            "    _d = 0\n"
+            "    for _ch in text:\n"
+            "        _d += (_ch in '[{') - (_ch in ']}')\n"
+            "        if _d > MAX_DEPTH:\n"
+            "            raise ValueError('too deep')\n"
+        ),
     ),
     # The calls are trusted: only their ids and names are read.
     ("trust-calls", "checked = validate_tool_call(call)", "checked = call"),
@@ -107,9 +118,11 @@ TEXT_RULES = [
     # Lesson 04: a failing tool raises out of run_tools instead of becoming an error result.
     (
         "tool-error-raises",
-        '        try:\n            content = json.dumps(run_tool(part["name"], part["input"]))\n'
-        '            status = "success"\n        except ValueError as e:\n'
-        '            content = f"Error: {e}"\n            status = "error"\n',
+        (
+            '        try:\n            content = json.dumps(run_tool(part["name"], part["input"]))\n'
+            '            status = "success"\n        except ValueError as e:\n'
+            '            content = f"Error: {e}"\n            status = "error"\n'
+        ),
         '        content = json.dumps(run_tool(part["name"], part["input"]))\n        status = "success"\n',
     ),
     # Lesson 04: a result's content as str(r), or as compact JSON, instead of json.dumps(r).
@@ -124,8 +137,10 @@ TEXT_RULES = [
     (
         "skip-error-results",
         "        results.append(\n            {\n                \"type\": \"tool_result\",",
-        "        if status == \"error\":\n            continue\n"
-        "        results.append(\n            {\n                \"type\": \"tool_result\",",
+        (
+            "        if status == \"error\":\n            continue\n"
+            "        results.append(\n            {\n                \"type\": \"tool_result\","
+        ),
     ),
     # Lesson 04: part types compared case-insensitively.
     ('type-lower-tool-use', 'if part["type"] != "tool_use":', 'if part["type"].lower() != "tool_use":'),
@@ -193,7 +208,6 @@ TEXT_RULES = [
     ("iterations-skip-answer", '"iterations": i + 1, "stop": "done"}', '"iterations": i, "stop": "done"}'),
     ("check-all-replies", "    messages = []\n    for i in range(max_iterations):", "    for reply in turns:\n        _check_reply(reply)\n    messages = []\n    for i in range(max_iterations):"),
     ("arguments-not-copied", '"arguments": copy.deepcopy(call["arguments"])}', '"arguments": call["arguments"]}'),
-    ("arguments-shallow-copy", '"arguments": copy.deepcopy(call["arguments"])}', '"arguments": copy.copy(call["arguments"])}'),
     ("content-str-loop", '"content": json.dumps(result)}', '"content": str(result)}'),
     ("content-unicode", '"content": json.dumps(result)}', '"content": json.dumps(result, ensure_ascii=False)}'),
     # Keys checked after parsing, on the root object only (two edits).
@@ -273,7 +287,8 @@ def is_docstring(node, parents):
 
 
 def op_numbers(src, tree, parents):
-    """Off-by-one in every integer literal (and in 10**12 as a whole)."""
+    """One less in every integer literal, and 10**12 +- 1 as a whole (mutmut
+    adds one to each literal, and to 10 and 12 apart)."""
     for node in walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and all(
             isinstance(x, ast.Constant) and type(x.value) is int for x in (node.left, node.right)
@@ -286,8 +301,7 @@ def op_numbers(src, tree, parents):
             parent = parents.get(node)
             if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow):
                 continue
-            for n in (node.value - 1, node.value + 1):
-                yield "number", src.replace(node, str(n))
+            yield "number", src.replace(node, str(node.value - 1))
 
 
 QUANTIFIER = re.compile(r"\{(\d+),(\d+)\}")
@@ -380,14 +394,19 @@ def op_fullmatch(src, tree, parents):
     """fullmatch -> match / search, and match with a `$` anchor."""
     for node in walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "fullmatch":
-            s, e = src.span(node)
+            _, e = src.span(node)
             for new in ("match", "search"):
                 yield "fullmatch", src.replace_range(e - len("fullmatch"), e, new)
     compiled = {}
     for node in walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if isinstance(node.value, ast.Call) and node.value in set(regex_patterns(node)):
-                compiled[node.targets[0].id] = node.value.args[0]
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and node.value in set(regex_patterns(node))
+        ):
+            compiled[node.targets[0].id] = node.value.args[0]
     for node in walk(tree):
         if (
             isinstance(node, ast.Attribute)
@@ -399,7 +418,7 @@ def op_fullmatch(src, tree, parents):
             seg = src.segment(pat)
             if seg[-1] in "\"'" and not seg.endswith("$" + seg[-1]):
                 _, e = src.span(node)
-                ps, pe = src.span(pat)
+                _, pe = src.span(pat)
                 edits = sorted([(e - len("fullmatch"), e, "match"), (pe - 1, pe - 1, "$")], reverse=True)
                 text = src.text
                 for a, b, new in edits:
@@ -407,18 +426,11 @@ def op_fullmatch(src, tree, parents):
                 yield "match-dollar", text
 
 
-def op_compare(src, tree, parents):
-    """< <-> <=, > <-> >=, and one link of a chained comparison dropped."""
-    swap = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+def op_chain_links(src, tree, parents):
+    """One link of a chained comparison dropped (mutmut swaps `<` and `<=`
+    itself)."""
     for node in walk(tree):
-        if not isinstance(node, ast.Compare):
-            continue
-        for i, op in enumerate(node.ops):
-            if type(op) in swap:
-                new = copy.deepcopy(node)
-                new.ops[i] = swap[type(op)]()
-                yield "compare", src.replace(node, expr(new))
-        if len(node.ops) >= 2:
+        if isinstance(node, ast.Compare) and len(node.ops) >= 2:
             operands = [node.left] + node.comparators
             # drop the first link, then the last
             first = ast.Compare(left=operands[1], ops=node.ops[1:], comparators=operands[2:])
@@ -460,7 +472,7 @@ def op_none(src, tree, parents):
 
 
 def op_boolops(src, tree, parents):
-    """One operand of `and`/`or` dropped; `and` <-> `or`."""
+    """One operand of `and`/`or` dropped (mutmut swaps `and` and `or` itself)."""
     for node in walk(tree):
         if not isinstance(node, ast.BoolOp):
             continue
@@ -468,8 +480,6 @@ def op_boolops(src, tree, parents):
             rest = node.values[:i] + node.values[i + 1 :]
             new = rest[0] if len(rest) == 1 else ast.BoolOp(op=node.op, values=rest)
             yield "drop-operand", src.replace(node, expr(new))
-        other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        yield "and-or", src.replace(node, expr(ast.BoolOp(op=other, values=node.values)))
 
 
 def op_statements(src, tree, parents):
@@ -635,7 +645,7 @@ OPERATORS = [
     op_numbers,
     op_regex,
     op_fullmatch,
-    op_compare,
+    op_chain_links,
     op_type_is,
     op_none,
     op_boolops,
@@ -698,7 +708,7 @@ def key(m):
 def grade(out_dir, autograder, cases, work_dir):
     report = os.path.join(work_dir, "report.json")
     cmd = [autograder, "grade", out_dir, "--cases", cases, "--json", report, "--work-dir", work_dir, "-q"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"autograder grade failed ({proc.returncode}):\n{proc.stderr}")
     with open(report, encoding="utf-8") as f:

@@ -13,6 +13,7 @@ mod differential;
 mod gradescope_image;
 mod mutants;
 mod mutation;
+mod mutmut;
 mod pystr_cpython;
 mod python_versions;
 mod repr_cpython;

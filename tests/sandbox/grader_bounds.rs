@@ -32,7 +32,7 @@ fn manifest() -> &'static Path {
 const MAX_PEAK_BYTES: u64 = 300 << 20;
 
 /// The grader's own CPU seconds for the whole run (five submissions of the
-/// bundled corpus's 1,484 cases; a release build takes a fraction of it).
+/// bundled corpus's 1,506 cases; a release build takes a fraction of it).
 fn max_cpu_seconds() -> f64 {
     if cfg!(debug_assertions) {
         15.0
@@ -120,7 +120,7 @@ fn check(tier: IsolationChoice) {
         failed.iter().all(|r| r.starts_with(too_large)),
         "{failed:?}"
     );
-    // One that fits a case but not 1,484 of them: the submission is refused.
+    // One that fits a case but not 1,506 of them: the submission is refused.
     let total = graded(&report, "forged-import-total");
     assert_eq!(total["status"], "error");
     let error = total["error"].as_str().unwrap();
