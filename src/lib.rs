@@ -12,6 +12,7 @@
 pub mod atomic;
 pub mod cli;
 pub mod corpus;
+pub mod counterexample;
 pub mod errors;
 pub mod grade;
 pub mod integrity;

@@ -21,8 +21,9 @@ pub use details::CaseGradeStorage;
 pub(crate) use grader::expected_outcomes_on_this_thread;
 pub use grader::{expected_outcomes, grade_recordings, GradeError, Grader};
 pub use model::{
-    intern, Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo, Failure,
-    HeldShards, MatcherInfo, RecordingInfo, Status, SubmissionGrade,
+    intern, Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo,
+    Counterexample, CounterexampleSearch, Failure, HeldShards, MatcherInfo, RecordingInfo, Status,
+    SubmissionGrade,
 };
 pub use run::GradeRun;
 pub use score::ERROR_CHARS;
