@@ -56,12 +56,13 @@ pub fn search_run(run: &mut GradeRun, rec: &Recorder, submissions: &[Submission]
                     f.counterexample = Some(search);
                 }
             }
-            Some(full)
+            // Kept at once (spooled, only its summary stays in memory).
+            Some(run.details.keep(full))
         })
         .collect();
-    for (i, full) in found.into_iter().enumerate() {
-        if let Some(full) = full {
-            run.submissions[i] = run.details.keep(full);
+    for (i, kept) in found.into_iter().enumerate() {
+        if let Some(kept) = kept {
+            run.submissions[i] = kept;
         }
     }
 }
