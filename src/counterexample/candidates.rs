@@ -213,7 +213,9 @@ impl<'a> Maker<'a> {
     /// submission fails with the same mistake: their variants most likely
     /// keep it), up to half the budget; then those sharing a tag with the
     /// hidden case, up to three quarters; then the others. Within a tier,
-    /// seeds sharing rarer tags come first ([`Maker::affinity`]).
+    /// seeds sharing rarer tags come first ([`Maker::affinity`]), and each
+    /// seed's changes of the kinds its tags name first
+    /// ([`perturb::Change::for_tags`]).
     /// Deterministic.
     pub fn for_tags(
         &mut self,
@@ -233,9 +235,10 @@ impl<'a> Maker<'a> {
             .partition(|(_, _, c)| same.contains(&c.id));
         let (near, far): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(score, ..)| *score > 0);
         let mut out = Vec::new();
+        let prefer = perturb::Change::for_tags(tags);
         let tiers = [(first, budget / 2), (near, budget * 3 / 4), (far, budget)];
         for (seeds, cut) in tiers {
-            self.take_turns(&seeds, cut, &mut out);
+            self.take_turns(&seeds, &prefer, cut, &mut out);
         }
         out
     }
@@ -258,6 +261,7 @@ impl<'a> Maker<'a> {
     fn take_turns(
         &mut self,
         seeds: &[(u64, usize, &Case)],
+        prefer: &[perturb::Change],
         budget: usize,
         out: &mut Vec<Candidate>,
     ) {
@@ -269,7 +273,7 @@ impl<'a> Maker<'a> {
                 if out.len() >= budget {
                     break;
                 }
-                let it = slot.get_or_insert_with(|| CallVariants::of(case));
+                let it = slot.get_or_insert_with(|| CallVariants::of(case, prefer));
                 for (args, kwargs) in it.by_ref() {
                     any = true;
                     if let Some(c) = self.admit(args, kwargs) {
@@ -286,7 +290,8 @@ impl<'a> Maker<'a> {
 }
 
 /// A case's calls that differ from it at one place of one argument: each
-/// argument's [`perturb::Variants`], the arguments taking turns.
+/// argument's [`perturb::Variants`] (the preferred kinds of change first),
+/// the arguments taking turns.
 struct CallVariants {
     args: Vec<PyValue>,
     kwargs: Vec<(String, PyValue)>,
@@ -296,7 +301,7 @@ struct CallVariants {
 }
 
 impl CallVariants {
-    fn of(case: &Case) -> CallVariants {
+    fn of(case: &Case, prefer: &[perturb::Change]) -> CallVariants {
         CallVariants {
             args: case.args.clone(),
             kwargs: case.kwargs.clone(),
@@ -304,7 +309,7 @@ impl CallVariants {
                 .args
                 .iter()
                 .chain(case.kwargs.iter().map(|(_, v)| v))
-                .map(perturb::Variants::of)
+                .map(|v| perturb::Variants::of(v, prefer))
                 .collect(),
             turn: 0,
         }

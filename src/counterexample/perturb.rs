@@ -11,43 +11,101 @@ use num_bigint::BigInt;
 /// The most variants one value yields (a seed is a small hand-written case).
 const MAX_VARIANTS: usize = 4000;
 
-/// Replacements of a value at one place, by the place's kind.
-fn local(v: &PyValue) -> Vec<PyValue> {
+/// What kind of change a variant makes: a hidden case's tags say which
+/// kinds are most likely to show its mistake ([`Change::for_tags`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Another type (an int as a str or float, a list as a tuple, None).
+    Type,
+    /// A bool for an int, an int for a bool.
+    Bool,
+    /// A number at an edge: ±1, 0, negated, huge.
+    Edge,
+    /// A str emptied, longer, shorter, recased, with whitespace.
+    Text,
+    /// A character that only looks ASCII, or is not: a lookalike, an
+    /// accented letter, a lone surrogate, a newline.
+    Unicode,
+    /// The same items in another order.
+    Order,
+    /// Items or keys doubled, dropped, added, renamed, emptied.
+    Count,
+}
+
+impl Change {
+    /// The kinds of change a hidden case tagged `tags` (the hostile-input
+    /// vocabulary of `checkpoints.md`) is most likely failed by.
+    pub fn for_tags(tags: &[String]) -> Vec<Change> {
+        use Change::*;
+        let mut out = Vec::new();
+        for tag in tags {
+            let kinds: &[Change] = match tag.as_str() {
+                "boolean-ints" => &[Bool],
+                "wrong-types" => &[Type, Bool],
+                "bad-ids" | "surrogates" | "unicode-offsets" | "path-traversal" => &[Unicode, Text],
+                "missing-or-extra-fields" | "duplicate-keys" | "aliasing-and-mutation" => &[Count],
+                "shuffled-results" | "unpaired-results" => &[Order, Count],
+                "size-limits" => &[Text, Count, Edge],
+                "out-of-range" | "loop-bounds" | "retry-policy" | "nan-infinity" => &[Edge],
+                "evidence-mismatch" | "trailing-garbage" | "unknown-tool" => &[Text],
+                _ => &[],
+            };
+            for k in kinds {
+                if !out.contains(k) {
+                    out.push(*k);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Replacements of a value at one place, by the place's kind, each with
+/// the kind of change it makes.
+fn local(v: &PyValue) -> Vec<(Change, PyValue)> {
+    use Change::*;
     let s = PyValue::str;
     match v {
-        PyValue::None => vec![s(""), PyValue::int(0), PyValue::Bool(false)],
+        PyValue::None => vec![
+            (Type, s("")),
+            (Type, PyValue::int(0)),
+            (Type, PyValue::Bool(false)),
+        ],
         PyValue::Bool(b) => vec![
-            PyValue::int(i64::from(*b)),
-            PyValue::Bool(!b),
-            s(if *b { "True" } else { "False" }),
+            (Bool, PyValue::int(i64::from(*b))),
+            (Edge, PyValue::Bool(!b)),
+            (Type, s(if *b { "True" } else { "False" })),
         ],
         PyValue::Int(i) => {
             let mut out = vec![
-                PyValue::Bool(*i != BigInt::from(0)),
-                PyValue::Int(i + 1),
-                PyValue::Int(i - 1),
-                PyValue::Float(i.to_string().parse().unwrap_or(0.0)),
-                s(&i.to_string()),
-                PyValue::int(0),
-                PyValue::Int(-i),
-                PyValue::Int(BigInt::from(10).pow(12) + 1),
-                PyValue::None,
-                PyValue::Int(i * BigInt::from(10).pow(20)),
+                (Bool, PyValue::Bool(*i != BigInt::from(0))),
+                (Edge, PyValue::Int(i + 1)),
+                (Edge, PyValue::Int(i - 1)),
+                (Type, PyValue::Float(i.to_string().parse().unwrap_or(0.0))),
+                (Type, s(&i.to_string())),
+                (Edge, PyValue::int(0)),
+                (Edge, PyValue::Int(-i)),
+                (Edge, PyValue::Int(BigInt::from(10).pow(12) + 1)),
+                (Type, PyValue::None),
+                (Edge, PyValue::Int(i * BigInt::from(10).pow(20))),
             ];
             if *i == BigInt::from(0) {
-                out.push(PyValue::int(1));
+                out.push((Edge, PyValue::int(1)));
             }
             out
         }
         PyValue::Float(x) if x.is_finite() => vec![
-            PyValue::Int(BigInt::from(*x as i64)),
-            PyValue::Float(x + 0.5),
-            PyValue::Float(-x),
-            s(&crate::value::repr::float_repr(*x)),
-            PyValue::None,
+            (Type, PyValue::Int(BigInt::from(*x as i64))),
+            (Edge, PyValue::Float(x + 0.5)),
+            (Edge, PyValue::Float(-x)),
+            (Type, s(&crate::value::repr::float_repr(*x))),
+            (Type, PyValue::None),
         ],
-        PyValue::Float(_) => vec![PyValue::Float(0.0), PyValue::None],
-        PyValue::Str(text) => strings(text).into_iter().map(PyValue::Str).collect(),
+        PyValue::Float(_) => vec![(Edge, PyValue::Float(0.0)), (Type, PyValue::None)],
+        PyValue::Str(text) => strings(text)
+            .into_iter()
+            .map(|(k, t)| (k, PyValue::Str(t)))
+            .collect(),
         PyValue::List(xs) | PyValue::Tuple(xs) => {
             let make = |items: Vec<PyValue>| match v {
                 PyValue::Tuple(_) => PyValue::Tuple(items),
@@ -55,26 +113,29 @@ fn local(v: &PyValue) -> Vec<PyValue> {
             };
             let mut out = Vec::new();
             if xs.len() >= 2 {
-                out.push(make(xs.iter().rev().cloned().collect()));
+                out.push((Order, make(xs.iter().rev().cloned().collect())));
             }
             for i in 0..xs.len() {
                 let mut doubled = xs.clone();
                 doubled.insert(i + 1, xs[i].clone());
-                out.push(make(doubled));
+                out.push((Count, make(doubled)));
                 let mut dropped = xs.clone();
                 dropped.remove(i);
-                out.push(make(dropped));
+                out.push((Count, make(dropped)));
             }
             if !xs.is_empty() {
-                out.push(make(Vec::new()));
+                out.push((Count, make(Vec::new())));
             }
-            out.push(make(xs.iter().cloned().chain([PyValue::None]).collect()));
+            out.push((
+                Count,
+                make(xs.iter().cloned().chain([PyValue::None]).collect()),
+            ));
             let other = match v {
                 PyValue::Tuple(_) => PyValue::List(xs.clone()),
                 _ => PyValue::Tuple(xs.clone()),
             };
-            out.push(other);
-            out.push(PyValue::None);
+            out.push((Type, other));
+            out.push((Type, PyValue::None));
             out
         }
         PyValue::Dict(d) => {
@@ -85,24 +146,24 @@ fn local(v: &PyValue) -> Vec<PyValue> {
             for i in 0..entries.len() {
                 let mut dropped = entries.clone();
                 dropped.remove(i);
-                out.push(dict(dropped));
+                out.push((Count, dict(dropped)));
                 let mut none = entries.clone();
                 none[i].1 = PyValue::None;
-                out.push(dict(none));
+                out.push((Type, dict(none)));
                 if let PyValue::Str(k) = &entries[i].0 {
                     let mut renamed = entries.clone();
                     renamed[i].0 = PyValue::Str(k.concat(&PyStr::from("_")));
-                    out.push(dict(renamed));
+                    out.push((Count, dict(renamed)));
                 }
             }
             if entries.len() >= 2 {
-                out.push(dict(entries.iter().rev().cloned().collect()));
+                out.push((Order, dict(entries.iter().rev().cloned().collect())));
             }
             let mut extra = entries.clone();
             extra.push((s("extra"), PyValue::int(1)));
-            out.push(dict(extra));
-            out.push(PyValue::List(Vec::new()));
-            out.push(PyValue::None);
+            out.push((Count, dict(extra)));
+            out.push((Type, PyValue::List(Vec::new())));
+            out.push((Type, PyValue::None));
             out
         }
         PyValue::Opaque { .. } | PyValue::Match(_) => Vec::new(),
@@ -112,32 +173,36 @@ fn local(v: &PyValue) -> Vec<PyValue> {
 /// A string's variants: empty, one character more or fewer, another case,
 /// lookalike characters (the Kelvin sign for `K`/`k`, a fullwidth digit,
 /// a dotless i), surrounding whitespace, a lone surrogate, not a str.
-fn strings(text: &PyStr) -> Vec<PyStr> {
+fn strings(text: &PyStr) -> Vec<(Change, PyStr)> {
+    use Change::*;
     let cps = text.code_points();
     let with = |f: &dyn Fn(&mut Vec<u32>)| {
         let mut v = cps.to_vec();
         f(&mut v);
         PyStr::from_code_points(v)
     };
-    let mut out = vec![PyStr::new()];
+    let mut out = vec![(Text, PyStr::new())];
     if let Some(&last) = cps.last() {
-        out.push(with(&|v| v.push(last)));
-        out.push(with(&|v| {
-            v.pop();
-        }));
+        out.push((Text, with(&|v| v.push(last))));
+        out.push((
+            Text,
+            with(&|v| {
+                v.pop();
+            }),
+        ));
     } else {
-        out.push(PyStr::from("x"));
+        out.push((Text, PyStr::from("x")));
     }
-    out.push(text.concat(&PyStr::from(" ")));
-    out.push(PyStr::from(" ").concat(text));
+    out.push((Text, text.concat(&PyStr::from(" "))));
+    out.push((Text, PyStr::from(" ").concat(text)));
     let swap = |c: u32| match char::from_u32(c) {
         Some(ch) if ch.is_ascii_lowercase() => ch.to_ascii_uppercase() as u32,
         Some(ch) if ch.is_ascii_uppercase() => ch.to_ascii_lowercase() as u32,
         _ => c,
     };
     if let Some(i) = cps.iter().position(|&c| swap(c) != c) {
-        out.push(with(&|v| v[i] = swap(v[i])));
-        out.push(with(&|v| v.iter_mut().for_each(|c| *c = swap(*c))));
+        out.push((Text, with(&|v| v[i] = swap(v[i]))));
+        out.push((Text, with(&|v| v.iter_mut().for_each(|c| *c = swap(*c)))));
     }
     // Lookalikes: what a check of "ASCII letters and digits" must refuse.
     let lookalike = |c: u32| match char::from_u32(c) {
@@ -153,13 +218,17 @@ fn strings(text: &PyStr) -> Vec<PyStr> {
         .enumerate()
         .find_map(|(i, &c)| lookalike(c).map(|l| (i, l)))
     {
-        out.push(with(&|v| v[i] = c));
+        out.push((Unicode, with(&|v| v[i] = c)));
     }
-    out.push(text.concat(&PyStr::from("\n")));
-    out.push(text.concat(&PyStr::from_code_points(vec![0xD800])));
-    out.push(text.concat(&PyStr::from("é")));
+    out.push((Unicode, text.concat(&PyStr::from("é"))));
+    if !cps.is_empty() {
+        // As many characters, more UTF-8 bytes.
+        out.push((Unicode, with(&|v| *v.last_mut().unwrap() = 'é' as u32)));
+    }
+    out.push((Unicode, text.concat(&PyStr::from("\n"))));
+    out.push((Unicode, text.concat(&PyStr::from_code_points(vec![0xD800]))));
     if cps.len() >= 4 {
-        out.push(text.slice(0, cps.len() / 2));
+        out.push((Text, text.slice(0, cps.len() / 2)));
     }
     out
 }
@@ -167,10 +236,15 @@ fn strings(text: &PyStr) -> Vec<PyStr> {
 /// Every value that differs from `v` at exactly one place, in an order that
 /// spreads over places first: every place's first variant, then every
 /// place's second, and so on (so a budget cut short still touches the
-/// whole value). At most [`MAX_VARIANTS`].
-pub fn variants(v: &PyValue) -> Vec<PyValue> {
-    Variants::of(v).collect()
+/// whole value); the changes of the kinds in `prefer` before all others.
+/// At most [`MAX_VARIANTS`].
+pub fn variants(v: &PyValue, prefer: &[Change]) -> Vec<PyValue> {
+    Variants::of(v, prefer).collect()
 }
+
+/// A place of a value (child indices from the root; a dict's by entry) and
+/// its replacements.
+type Place = (Vec<usize>, Vec<(Change, PyValue)>);
 
 /// [`variants`] made one at a time: the replacements at each place are
 /// made up front (each as large as its place), the whole value only for
@@ -178,31 +252,35 @@ pub fn variants(v: &PyValue) -> Vec<PyValue> {
 /// variants pays for those few.
 pub struct Variants {
     root: PyValue,
-    /// Each place's path (child indices from the root; a dict's by entry)
-    /// and its replacements.
-    places: Vec<(Vec<usize>, Vec<PyValue>)>,
+    places: Vec<Place>,
     /// (place, replacement) in the order they are given.
     order: std::vec::IntoIter<(usize, usize)>,
 }
 
 impl Variants {
-    pub fn of(v: &PyValue) -> Variants {
+    pub fn of(v: &PyValue, prefer: &[Change]) -> Variants {
         let mut places = Vec::new();
         let mut path = Vec::new();
         collect(v, &mut path, &mut places);
-        let mut order: Vec<(usize, usize, usize)> = places
-            .iter()
-            .enumerate()
-            .flat_map(|(p, (_, rs))| (0..rs.len()).map(move |r| (r, p, r)))
-            .collect();
-        order.sort_by_key(|&(rank, place, _)| (rank, place));
+        // (not preferred, rank among its tier at its place, place, index)
+        let mut order: Vec<(bool, usize, usize, usize)> = Vec::new();
+        for (p, (_, rs)) in places.iter().enumerate() {
+            let (mut first, mut rest) = (0, 0);
+            for (r, (kind, _)) in rs.iter().enumerate() {
+                let preferred = prefer.contains(kind);
+                let rank = if preferred { &mut first } else { &mut rest };
+                order.push((!preferred, *rank, p, r));
+                *rank += 1;
+            }
+        }
+        order.sort_by_key(|&(later, rank, place, _)| (later, rank, place));
         order.truncate(MAX_VARIANTS);
         Variants {
             root: v.clone(),
             places,
             order: order
                 .into_iter()
-                .map(|(_, p, r)| (p, r))
+                .map(|(_, _, p, r)| (p, r))
                 .collect::<Vec<_>>()
                 .into_iter(),
         }
@@ -215,12 +293,12 @@ impl Iterator for Variants {
     fn next(&mut self) -> Option<PyValue> {
         let (p, r) = self.order.next()?;
         let (path, replacements) = &self.places[p];
-        Some(replaced(&self.root, path, &replacements[r]))
+        Some(replaced(&self.root, path, &replacements[r].1))
     }
 }
 
 /// Adds the places of `v` (at `path`) and below, in pre-order.
-fn collect(v: &PyValue, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, Vec<PyValue>)>) {
+fn collect(v: &PyValue, path: &mut Vec<usize>, out: &mut Vec<Place>) {
     out.push((path.clone(), local(v)));
     let children: Vec<&PyValue> = match v {
         PyValue::List(xs) | PyValue::Tuple(xs) => xs.iter().collect(),
@@ -358,7 +436,7 @@ mod tests {
     #[test]
     fn variants_change_one_place_and_spread_over_places_first() {
         let v = read("{'id': 'c1', 'args': {'x': 6, 'y': True}}");
-        let all = variants(&v);
+        let all = variants(&v, &[]);
         let reprs: Vec<String> = all.iter().map(repr).collect();
         // (Reordered keys are another call, though an equal dict.)
         assert!(!reprs.contains(&repr(&v)), "a variant is its seed");
@@ -379,8 +457,18 @@ mod tests {
             .iter()
             .position(|r| r == "{'id': None, 'args': {'x': 6, 'y': True}}");
         assert!(firsts.unwrap() < second_at_root.unwrap());
-        assert_eq!(all.len(), variants(&v).len());
-        assert_eq!(reprs, variants(&v).iter().map(repr).collect::<Vec<_>>());
+        assert_eq!(
+            reprs,
+            variants(&v, &[]).iter().map(repr).collect::<Vec<_>>()
+        );
+        // A hidden case's tags put their kinds of change first.
+        let bools = variants(&v, &Change::for_tags(&["boolean-ints".to_string()]));
+        assert_eq!(
+            repr(&bools[0]),
+            "{'id': 'c1', 'args': {'x': True, 'y': True}}"
+        );
+        assert_eq!(repr(&bools[1]), "{'id': 'c1', 'args': {'x': 6, 'y': 1}}");
+        assert_eq!(bools.len(), all.len());
     }
 
     #[test]

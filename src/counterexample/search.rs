@@ -17,10 +17,11 @@ use crate::value::Outcome;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
-/// Candidates tried per hidden failure (before shrinking).
+/// Candidates tried per hidden failure (before shrinking), and again for
+/// one none of them fits.
 pub const PER_FAILURE: usize = 120;
-/// Candidates tried per checkpoint of one submission, all its hidden
-/// failures together.
+/// Candidates tried per checkpoint of one submission in one recording,
+/// all its hidden failures together.
 pub const PER_CHECKPOINT: usize = 360;
 /// Rounds of shrinking, and the smaller calls tried per failure in each.
 pub const SHRINK_ROUNDS: usize = 3;
@@ -135,8 +136,28 @@ fn search_one(
             return hidden.iter().map(|h| (h.at, none(note.clone()))).collect();
         }
     };
-    let total = tried.len();
     pick(&mut hidden, &tried, 0);
+    // The failures none of those fit get as many calls again, further on
+    // in each seed's variants (one more recording).
+    if !timed_out {
+        let mut more: Vec<Candidate> = Vec::new();
+        for h in hidden.iter().filter(|h| h.best.is_none()) {
+            let Some(maker) = makers.get_mut(&h.checkpoint) else {
+                continue;
+            };
+            let so_far = more.iter().filter(|c| c.checkpoint == h.checkpoint).count();
+            let budget = PER_FAILURE.min(PER_CHECKPOINT.saturating_sub(so_far));
+            more.extend(maker.for_tags(&h.tags, &h.same, budget));
+        }
+        let from = tried.len();
+        if !more.is_empty() {
+            if let Ok(t) = try_calls(rec, sub, more, &mut tried, &mut recorded) {
+                timed_out = t;
+                pick(&mut hidden, &tried, from);
+            }
+        }
+    }
+    let total = tried.len();
     // A round with a call that timed out is the last: shrinking costs at
     // most a few rounds of quick calls, never rounds of time limits.
     for _ in 0..SHRINK_ROUNDS {
