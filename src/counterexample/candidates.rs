@@ -27,10 +27,10 @@ pub struct Candidate {
 
 /// Values shorter than this (as repr) are too common to tell a hidden
 /// input (`0`, `''`, `[]`, `'c1'`).
-const TRIVIAL_REPR_CHARS: usize = 6;
+pub const TRIVIAL_REPR_CHARS: usize = 6;
 /// A hidden str argument this long (in code points) is not shown even
 /// inside a longer str.
-const STR_INSIDE_CHARS: usize = 6;
+pub const STR_INSIDE_CHARS: usize = 6;
 
 /// What no candidate of one checkpoint may show: its hidden cases' inputs.
 /// A candidate *reveals* a hidden input when its arguments equal a hidden
@@ -213,7 +213,7 @@ impl<'a> Maker<'a> {
     /// submission fails with the same mistake: their variants most likely
     /// keep it), up to half the budget; then those sharing a tag with the
     /// hidden case, up to three quarters; then the others. Within a tier,
-    /// seeds sharing rarer tags come first ([`Maker::affinity`]), and each
+    /// seeds sharing rarer tags come first (`Maker::affinity`), and each
     /// seed's changes of the kinds its tags name first
     /// ([`perturb::Change::for_tags`]).
     /// Deterministic.
@@ -419,7 +419,9 @@ mod tests {
                     let text = repr(arg);
                     let shown_visibly = visible.iter().any(|v| v.contains(&text));
                     assert!(
-                        text.len() < TRIVIAL_REPR_CHARS || shown_visibly || !c.call.contains(&text),
+                        text.chars().count() < TRIVIAL_REPR_CHARS
+                            || shown_visibly
+                            || !c.call.contains(&text),
                         "{} contains the hidden argument {text}",
                         c.call
                     );

@@ -9,7 +9,7 @@ use crate::value::{PyStr, PyValue};
 use num_bigint::BigInt;
 
 /// The most variants one value yields (a seed is a small hand-written case).
-const MAX_VARIANTS: usize = 4000;
+pub const MAX_VARIANTS: usize = 4000;
 
 /// What kind of change a variant makes: a hidden case's tags say which
 /// kinds are most likely to show its mistake ([`Change::for_tags`]).

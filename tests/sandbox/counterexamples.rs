@@ -10,6 +10,7 @@ use crate::util::record::{self as record_support, tier_name, tier_or_skip, TIERS
 use crate::util::tier::{runs, Tier};
 use crate::util::TestCommand;
 use autograder::corpus::{Case, Corpus, Visibility};
+use autograder::counterexample::candidates::TRIVIAL_REPR_CHARS;
 use autograder::grade::feedback::{expected_text, spelled, VALUE_CHARS};
 use autograder::submission::discover;
 use autograder::text::{cut, escaped};
@@ -104,7 +105,9 @@ fn check_call(corpus: &Corpus, checkpoint: &str, found: &Value) -> Case {
                         && spelled(&v.checkpoint, &v.args, &v.kwargs).contains(&text)
                 });
                 assert!(
-                    text.chars().count() < 6 || also_visible || !spelled_call.contains(&text),
+                    text.chars().count() < TRIVIAL_REPR_CHARS
+                        || also_visible
+                        || !spelled_call.contains(&text),
                     "{call} holds {text}, an argument of the hidden case {}",
                     case.id
                 );
