@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "recording",
     "runner",
     "grade",
+    "counterexample",
     "report",
     "session",
     "cli",

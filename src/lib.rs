@@ -4,7 +4,9 @@
 //! Data flows one way: [`corpus`] loads cases, [`reference`] computes the
 //! expected outcome of each, [`submission`] finds the submissions,
 //! [`runner`] runs them in a sandbox and keeps what they did as
-//! [`recording`]s, [`grade`] compares, and [`report`] writes the results;
+//! [`recording`]s, [`grade`] compares, [`counterexample`] finds students a
+//! visible call failing as each of their hidden failures does (running
+//! them again), and [`report`] writes the results;
 //! [`session`] is that pipeline for one run, and [`cli`] reads its options.
 //! Lower layers never import higher ones, and `grade`, `report` and
 //! `integrity` read recordings, never the runner (the `architecture` test).
@@ -12,6 +14,7 @@
 pub mod atomic;
 pub mod cli;
 pub mod corpus;
+pub mod counterexample;
 pub mod errors;
 pub mod grade;
 pub mod integrity;

@@ -188,6 +188,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .num_threads(args.jobs)
         .build()
         .context("cannot start the worker threads")?;
+    // Students read hidden failures without their input: each gets a call
+    // of its own failing the same way (`--audience student`, Gradescope).
+    let counterexamples = audience == Audience::Student || gradescope.is_some();
     let mut run = pool.install(|| {
         record_and_grade(
             &corpus,
@@ -196,6 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             environment.as_ref(),
             prestarted.as_ref(),
             &submissions,
+            counterexamples,
         )
     })?;
     clock.graded();
@@ -368,7 +372,8 @@ fn work_dir(args: &Options) -> &std::path::Path {
 
 /// Records and grades every submission (see [`session::record_and_grade`])
 /// with this run's options, in the settled recording environment (`None`:
-/// no submission runs here).
+/// no submission runs here); with `counterexamples`, searches one for each
+/// failed hidden case (see [`crate::counterexample`]).
 fn record_and_grade(
     corpus: &Corpus,
     args: &Options,
@@ -376,6 +381,7 @@ fn record_and_grade(
     env: Option<&Environment>,
     prestarted: Option<&runner::Prestarted>,
     submissions: &[Submission],
+    counterexamples: bool,
 ) -> anyhow::Result<grade::GradeRun> {
     let opts = RecordOptions {
         jobs: args.jobs,
@@ -387,7 +393,18 @@ fn record_and_grade(
     let check = |expected: &[crate::value::Outcome]| {
         check_pins(corpus, expected).map_err(|e| format!("{e:#}"))
     };
-    let run =
+    let mut run =
         session::record_and_grade(corpus, &check, &opts, tuning, env, prestarted, submissions)?;
+    if counterexamples {
+        let recorder = crate::counterexample::Recorder {
+            corpus,
+            options: &opts,
+            tuning,
+            env,
+        };
+        crate::timings::span("counterexamples searched", || {
+            crate::counterexample::search_run(&mut run, &recorder, submissions)
+        });
+    }
     Ok(run)
 }

@@ -7,7 +7,8 @@ use crate::corpus::Visibility;
 impl SubmissionGrade {
     /// Drops what `audience` may not see: for students, integrity findings,
     /// where cases are written, and a failed hidden case's call, values and
-    /// detailed reason (it keeps its tags and a value-free reason), and
+    /// detailed reason (it keeps its tags, a value-free reason and its
+    /// counterexample, a call made to show no hidden input), and
     /// unless `show_hidden_ids`, a hidden case's id (an id such as
     /// `objects-depth-9` tells the input: see [`hidden_case_name`]).
     pub fn show_to(&mut self, audience: Audience, show_hidden_ids: bool) {

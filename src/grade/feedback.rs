@@ -80,6 +80,7 @@ pub fn failure(case: &Case, expected: &Outcome, verdict: &Verdict) -> Failure {
                 .collect(),
             Outcome::Raises(_) => Vec::new(),
         },
+        counterexample: None,
     }
 }
 
@@ -101,10 +102,8 @@ pub struct CallText {
 /// A written call longer than [`CALL_CHARS`] is cut with a note pointing at
 /// the case's file and line.
 pub fn call_text(case: &Case) -> CallText {
-    let mut parts: Vec<String> = case.args.iter().map(repr).collect();
-    parts.extend(case.kwargs.iter().map(|(k, v)| format!("{k}={}", repr(v))));
-    let spelled = format!("{}({})", case.checkpoint, parts.join(", "));
-    if spelled.chars().count() <= CALL_CHARS && reruns(&spelled, case) {
+    let spelled = spelled(&case.checkpoint, &case.args, &case.kwargs);
+    if spelled.chars().count() <= CALL_CHARS && rereads(&spelled, &case.args, &case.kwargs) {
         return CallText {
             call: spelled,
             bindings: Vec::new(),
@@ -126,21 +125,28 @@ pub fn call_text(case: &Case) -> CallText {
     }
 }
 
+/// `function(arg, ..., name=value)` with every value spelled out as its repr.
+pub fn spelled(function: &str, args: &[PyValue], kwargs: &[(String, PyValue)]) -> String {
+    let mut parts: Vec<String> = args.iter().map(repr).collect();
+    parts.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", repr(v))));
+    format!("{function}({})", parts.join(", "))
+}
+
 /// Whether Python (the call reader, which agrees with it) reads `spelled`
-/// back as the case's arguments.
-fn reruns(spelled: &str, case: &Case) -> bool {
+/// back as these arguments (a repr such as `nan` is not Python).
+pub fn rereads(spelled: &str, args: &[PyValue], kwargs: &[(String, PyValue)]) -> bool {
     let Ok(call) = crate::value::reader::parse_call(spelled, &Default::default()) else {
         return false;
     };
     let same = |a: &[PyValue], b: &[PyValue]| {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| strict_eq(x, y))
     };
-    same(&call.args, &case.args)
-        && call.kwargs.len() == case.kwargs.len()
+    same(&call.args, args)
+        && call.kwargs.len() == kwargs.len()
         && call
             .kwargs
             .iter()
-            .zip(&case.kwargs)
+            .zip(kwargs)
             .all(|((ka, a), (kb, b))| ka == kb && strict_eq(a, b))
 }
 

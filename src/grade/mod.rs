@@ -22,8 +22,8 @@ pub(crate) use grader::expected_outcomes_on_this_thread;
 pub use grader::{expected_outcomes, grade_recordings, GradeError, Grader};
 pub use model::{
     intern, Audience, CaseGrade, CaseInfo, CheckpointGrade, CheckpointInfo, CorpusInfo,
-    CriterionGrade, CriterionInfo, Failure, HeldShards, MatcherInfo, RecordingInfo, Status,
-    SubmissionGrade,
+    Counterexample, CounterexampleSearch, CriterionGrade, CriterionInfo, Failure, HeldShards,
+    MatcherInfo, RecordingInfo, Status, SubmissionGrade,
 };
 pub use run::GradeRun;
 pub use score::ERROR_CHARS;

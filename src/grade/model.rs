@@ -304,6 +304,32 @@ pub struct Failure {
     /// The matchers inside the expected value, in repr order (empty when it
     /// has none, and when hidden from the audience).
     pub matchers: Vec<MatcherInfo>,
+    /// For a failed hidden case in a student's view: what the search for a
+    /// visible call failing the same way found (`crate::counterexample`);
+    /// `None` when no search was made (visible cases, instructors' runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterexample: Option<CounterexampleSearch>,
+}
+
+/// What the search for a counterexample of a hidden failure found: a call
+/// the student can try that fails the same way, or why there is none.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CounterexampleSearch {
+    pub found: Option<Counterexample>,
+    /// Why none was found (`None` when one was).
+    pub note: Option<String>,
+}
+
+/// A fresh call, never a hidden input, on which the submission makes the
+/// same mistake as on a hidden case; written as the other failure fields are.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Counterexample {
+    /// The call as Python, every value spelled out (no `where` bindings).
+    pub call: String,
+    /// The reference core's outcome: `raise ValueError` or a value's repr.
+    pub expected: String,
+    /// What the submission did (`None` when it neither returned nor raised).
+    pub got: Option<String>,
 }
 
 /// A matcher inside an expected value, as reports tag it.

@@ -136,5 +136,7 @@ fn failure(c: &CaseGrade, f: &crate::grade::Failure) -> Failure {
         got: f.got.clone(),
         diff: f.diff.clone(),
         matchers: f.matchers.clone(),
+        counterexample: f.counterexample.as_ref().map(|s| s.found.clone()),
+        counterexample_note: f.counterexample.as_ref().and_then(|s| s.note.clone()),
     }
 }

@@ -300,7 +300,29 @@ pub fn failure_fields(f: &Failure) -> Vec<String> {
     if let Some(g) = &f.got {
         shown(&mut lines, "got:", g);
     }
+    lines.extend(counterexample_line(f));
     lines
+}
+
+/// A hidden failure's counterexample as a student reads it: `the same
+/// mistake on a call you can try: f(...): expected X, got Y`, or why there
+/// is none; `None` when no search was made.
+pub fn counterexample_line(f: &Failure) -> Option<String> {
+    let search = f.counterexample.as_ref()?;
+    Some(match (&search.found, &search.note) {
+        (Some(c), _) => {
+            let got = c
+                .got
+                .as_ref()
+                .map_or_else(String::new, |g| format!(", got {g}"));
+            format!(
+                "the same mistake on a call you can try: {}: expected {}{got}",
+                c.call, c.expected
+            )
+        }
+        (None, Some(note)) => format!("no call you can try shows the same mistake: {note}"),
+        (None, None) => "no call you can try shows the same mistake".to_string(),
+    })
 }
 
 /// How many findings a one-line integrity summary names.

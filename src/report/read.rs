@@ -259,6 +259,10 @@ fn checkpoint(
                     got: f.got,
                     diff: f.diff,
                     matchers: f.matchers,
+                    counterexample: schema::counterexample_search(
+                        f.counterexample,
+                        f.counterexample_note,
+                    ),
                 };
                 kept.push((k as u32, f.seconds, Some(failure)));
             }

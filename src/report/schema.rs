@@ -5,7 +5,9 @@
 //! within the schema carries `#[serde(default)]` so older reports still read.
 
 use crate::corpus::Visibility;
-use crate::grade::{Audience, CorpusInfo, HeldShards, MatcherInfo, RecordingInfo, Status};
+use crate::grade::{
+    Audience, CorpusInfo, Counterexample, HeldShards, MatcherInfo, RecordingInfo, Status,
+};
 use serde::{Deserialize, Serialize};
 
 /// The `schema` field of every JSON report.
@@ -136,4 +138,40 @@ pub struct Failure {
     /// when it has some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matchers: Vec<MatcherInfo>,
+    /// A failed hidden case in a student's view: a fresh visible call
+    /// failing the same way (`{call, expected, got}`), or `null` when none
+    /// was found (`counterexample_note` says why); absent when no search
+    /// was made (added within the schema).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub counterexample: Option<Option<Counterexample>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterexample_note: Option<String>,
+}
+
+/// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
+fn null_is_some<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A failure entry's `counterexample` and `counterexample_note` as the
+/// grade's search result (`None` when neither is there).
+pub fn counterexample_search(
+    found: Option<Option<Counterexample>>,
+    note: Option<String>,
+) -> Option<crate::grade::CounterexampleSearch> {
+    match (found, note) {
+        (None, None) => None,
+        (found, note) => Some(crate::grade::CounterexampleSearch {
+            found: found.flatten(),
+            note,
+        }),
+    }
 }

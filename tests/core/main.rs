@@ -12,6 +12,7 @@ mod grade_verdict;
 mod gradescope_spec;
 mod jsontestsuite;
 mod report_calls;
+mod report_counterexamples;
 mod report_golden;
 mod report_html;
 mod report_scale;

@@ -8,6 +8,7 @@
 mod util;
 
 mod assignments;
+mod counterexamples;
 mod fresh_results;
 mod grader_bounds;
 mod grader_cpu;
