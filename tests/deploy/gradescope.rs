@@ -134,8 +134,21 @@ fn the_gradescope_zip_grades_as_gradescope_runs_it() {
     let out = run_recipe(2, &course, &[]);
     let zip = course.join("autograder.zip");
     expect_code(&out, 0, "package gradescope");
+    // The assignment's hidden cases, as the corpus has them.
+    let corpus = autograder::corpus::load(&repo().join("cases")).unwrap();
+    let lesson = corpus
+        .lessons
+        .iter()
+        .find(|l| l.id == "tool-proposals")
+        .unwrap();
+    let hidden = corpus
+        .cases
+        .iter()
+        .filter(|c| lesson.checkpoints.iter().any(|cp| cp.id == c.checkpoint))
+        .filter(|c| c.visibility == autograder::corpus::Visibility::Hidden)
+        .count();
     assert!(
-        text(&out.stdout).contains("80 hidden"),
+        text(&out.stdout).contains(&format!("({hidden} hidden)")),
         "{}",
         text(&out.stdout)
     );
