@@ -531,3 +531,40 @@ fn an_import_error_quotes_its_line_and_names_the_python_once() {
         assert!(text.contains("graded by CPython 3."), "{name}: {text}");
     }
 }
+
+/// Every line of the student's terminal view fits the width (calls, values
+/// and the sandbox line fold below themselves), and it names the Python
+/// that graded it in one short line.
+#[test]
+fn every_line_of_the_student_view_fits_the_width() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    let dir = subs.join("arrival-order");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("submissions/arrival-order/main.py"),
+        dir.join("main.py"),
+    )
+    .unwrap();
+    for audience in ["student", "instructor"] {
+        let out = TestCommand::grade(&subs, &cases_dir(), &tmp.path().join("work"))
+            .args(["--assignment", "tool-proposals", "--audience", audience])
+            .env("COLUMNS", "100")
+            .output();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("call:"),
+            "{audience}: failures in full\n{stdout}"
+        );
+        for line in stdout.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{audience}: {line:?}\n{stdout}"
+            );
+        }
+        let python = stdout
+            .lines()
+            .any(|l| l.starts_with("graded by CPython 3."));
+        assert_eq!(python, audience == "student", "{audience}:\n{stdout}");
+    }
+}
