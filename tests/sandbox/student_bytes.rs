@@ -454,9 +454,15 @@ fn a_hidden_input_never_reaches_a_students_view() {
             .any(|o| o.contains("raised a subclass of KeyError")),
         "{outputs:?}"
     );
-    assert!(!outputs
-        .iter()
-        .any(|o| o.contains("LEAK") || o.contains("main.")));
+    // A counterexample line quotes what the submission did on a visible
+    // call of its own (checked above: never a hidden input); the rest of a
+    // hidden case's output is the grader's words only.
+    let graders_words = |o: &&str| {
+        o.lines()
+            .filter(|l| !l.contains("the same mistake on a call you can try"))
+            .all(|l| !l.contains("LEAK") && !l.contains("main."))
+    };
+    assert!(outputs.iter().all(graders_words), "{outputs:?}");
     say!("no hidden input in any student view under {tier}");
 }
 
