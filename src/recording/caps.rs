@@ -209,7 +209,22 @@ pub fn returned_bytes(value_bytes: usize) -> usize {
 pub fn outcome_bytes(outcome: &CaseOutcome) -> usize {
     OUTCOME_FIXED_BYTES
         + match outcome {
-            CaseOutcome::Returned { value, .. } => value.text().len(),
+            CaseOutcome::Returned {
+                value,
+                shared,
+                changed,
+                ..
+            } => {
+                let change = changed.as_ref().map_or(0, |c| {
+                    c.path.len()
+                        + [&c.before, &c.after]
+                            .into_iter()
+                            .flatten()
+                            .map(|v| v.text().len())
+                            .sum::<usize>()
+                });
+                value.text().len() + shared.as_ref().map_or(0, String::len) + change
+            }
             CaseOutcome::Raised {
                 class,
                 mro,
@@ -357,5 +372,35 @@ mod tests {
             changed: None,
         };
         assert_eq!(admit_outcome(fits.clone()).unwrap(), fits);
+    }
+
+    #[test]
+    fn the_total_counts_what_a_returned_outcome_shows_besides_its_value() {
+        use crate::recording::format::ArgChange;
+        let plain = CaseOutcome::Returned {
+            value: json!(1).into(),
+            shares_with_args: false,
+            args_changed: true,
+            shares_with_state: false,
+            shared: None,
+            changed: None,
+        };
+        let CaseOutcome::Returned { value, .. } = plain.clone() else {
+            unreachable!()
+        };
+        let shown = CaseOutcome::Returned {
+            value,
+            shares_with_args: true,
+            args_changed: true,
+            shares_with_state: false,
+            shared: Some("got is args[0]".into()),
+            changed: Some(ArgChange {
+                path: "args[0]".into(),
+                before: Some(json!("x".repeat(100)).into()),
+                after: None,
+            }),
+        };
+        // The shared path (14), the change's path (7) and its value (102).
+        assert_eq!(outcome_bytes(&shown), outcome_bytes(&plain) + 14 + 7 + 102);
     }
 }
