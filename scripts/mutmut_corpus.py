@@ -30,7 +30,6 @@ cross-check. See docs/mutation-testing.md.
 import argparse
 import ast
 import contextlib
-import difflib
 import io
 import json
 import os
@@ -42,6 +41,10 @@ import sys
 import tempfile
 import time
 import tomllib
+
+# A mutant is named as scripts/mutate.py names its own (this folder is on
+# sys.path when the script runs).
+from mutate import describe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTMUT_VERSION = "2.5.1"
@@ -151,20 +154,6 @@ def enclosing(tree, line):
 
     visit(tree, "")
     return best
-
-
-def describe(old, new):
-    """(first changed line, old lines, new lines), stripped and joined by ` / `:
-    without the line number, a mutant is named across unrelated edits."""
-    a, b = old.splitlines(), new.splitlines()
-    first, before, after = None, [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        first = first or i1 + 1
-        before += [x.strip() for x in a[i1:i2]]
-        after += [x.strip() for x in b[j1:j2]]
-    return first, " / ".join(before), " / ".join(after)
 
 
 def raisers(tree):
